@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// Mailbox implementation: spin or futex waits with peer liveness checks every few milliseconds.
+#include "backends/common/mailbox.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+
+#include "sys/sys.hpp"
+
+namespace takyon::detail {
+namespace {
+
+constexpr uint32_t kWaitPosted = 1u;
+constexpr uint32_t kWaitConsumed = 2u;
+constexpr uint32_t kWaitClosed = 4u;
+
+// How often a waiter checks that the peer process still exists: well inside the 100 ms budget.
+constexpr int64_t kLivenessPeriodNs = 5'000'000;
+// A polling waiter spins flat out this long, then yields the CPU between checks so that more
+// endpoints than cores still make progress.
+constexpr int64_t kSpinBeforeYieldNs = 50'000;
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+inline const uint32_t* futex_word(const std::atomic<uint32_t>& word) noexcept {
+  return reinterpret_cast<const uint32_t*>(&word);
+}
+
+const char* wait_name(int what) {
+  switch (what) {
+    case 0: return "a message";
+    case 1: return "the peer to receive the previous message in this buffer";
+    default: return "the peer to destroy its endpoint";
+  }
+}
+
+}  // namespace
+
+Mailbox::Mailbox(Side mine, Side peer, int nlines, bool process_shared, bool polling, PeerMonitor* monitor)
+    : mine_(mine),
+      peer_(peer),
+      nlines_(nlines),
+      shared_(process_shared),
+      polling_(polling),
+      monitor_(monitor),
+      posted_(static_cast<size_t>(nlines)),
+      consumed_(static_cast<size_t>(nlines)) {
+  for (int k = 0; k < nlines_; ++k) {
+    posted_[k] = mine_.lines[k].posted.load(std::memory_order_relaxed);
+    consumed_[k] = mine_.lines[k].consumed.load(std::memory_order_relaxed);
+  }
+}
+
+bool Mailbox::peer_closing() const noexcept { return peer_.header->closing.load(std::memory_order_acquire) != 0; }
+
+bool Mailbox::peer_alive(std::string& why) { return monitor_ == nullptr || monitor_->alive(why); }
+
+Status Mailbox::disconnected(WaitFor what, int k, const std::string& why, ErrorLog& log) {
+  if (what == WaitFor::kPeerClosing) {
+    return TAKYON_FAIL(log, Status::kDisconnected, "%s while waiting for the peer to destroy its endpoint",
+                       why.c_str());
+  }
+  return TAKYON_FAIL(log, Status::kDisconnected, "%s while waiting on buffer %d for %s", why.c_str(), k,
+                     wait_name(static_cast<int>(what)));
+}
+
+template <typename Ready>
+Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_waiting, uint32_t bit,
+                     WaitFor what, int k, Deadline deadline, ErrorLog& log) {
+  if (ready()) return Status::kOk;
+  const int64_t start = now_ns();
+  int64_t next_liveness = start;  // check at once: the peer may already be gone
+  std::string why;
+  for (uint32_t spins = 1;; ++spins) {
+    if (!polling_ || (spins & 63u) == 0) {
+      const int64_t now = now_ns();
+      if (what != WaitFor::kPeerClosing && peer_closing()) {
+        if (ready()) return Status::kOk;  // delivered before the peer left
+        return disconnected(what, k, "the peer destroyed its endpoint", log);
+      }
+      if (now >= next_liveness) {
+        if (!peer_alive(why)) {
+          if (ready()) return Status::kOk;
+          return disconnected(what, k, why, log);
+        }
+        next_liveness = now + kLivenessPeriodNs;
+      }
+      if (deadline.expired(now)) return ready() ? Status::kOk : Status::kTimedOut;
+      if (!polling_) {
+        // Event driven: advertise, re-check (the writer either sees the bit or we see its
+        // store), then sleep until woken, the deadline, or the next liveness check.
+        const uint32_t observed = word.load(std::memory_order_seq_cst);
+        my_waiting.fetch_or(bit, std::memory_order_seq_cst);
+        if (!ready() && (what == WaitFor::kPeerClosing || !peer_closing())) {
+          const int64_t slice = std::min(deadline.remaining_ns(now), next_liveness - now);
+          sys::futex_wait(futex_word(word), observed, std::max<int64_t>(slice, 1000), shared_);
+        }
+        my_waiting.fetch_and(~bit, std::memory_order_seq_cst);
+      } else if (now - start > kSpinBeforeYieldNs) {
+        sched_yield();
+      }
+    } else {
+      cpu_relax();
+    }
+    if (ready()) return Status::kOk;
+  }
+}
+
+Status Mailbox::wait_send_slot(int k, Deadline start, ErrorLog& log) {
+  const std::atomic<uint32_t>& consumed = peer_.lines[k].consumed;
+  const uint32_t target = posted_[k];
+  return wait([&] { return consumed.load(std::memory_order_acquire) == target; }, consumed, mine_.lines[k].waiting,
+              kWaitConsumed, WaitFor::kFreeBuffer, k, start, log);
+}
+
+void Mailbox::post(int k, uint64_t bytes, uint64_t offset) {
+  MailboxLine& line = mine_.lines[k];
+  line.bytes.store(bytes, std::memory_order_relaxed);
+  line.offset.store(offset, std::memory_order_relaxed);
+  line.posted.store(++posted_[k], std::memory_order_seq_cst);
+  if ((peer_.lines[k].waiting.load(std::memory_order_seq_cst) & kWaitPosted) != 0) {
+    sys::futex_wake(futex_word(line.posted), INT_MAX, shared_);
+  }
+}
+
+Status Mailbox::receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log) {
+  const MailboxLine& peer_line = peer_.lines[k];
+  const uint32_t seen = consumed_[k];
+  const Status status = wait([&] { return peer_line.posted.load(std::memory_order_acquire) != seen; },
+                             peer_line.posted, mine_.lines[k].waiting, kWaitPosted, WaitFor::kMessage, k, start, log);
+  if (status != Status::kOk) return status;
+  const uint64_t bytes = peer_line.bytes.load(std::memory_order_relaxed);
+  const uint64_t offset = peer_line.offset.load(std::memory_order_relaxed);
+  if (offset > recv_bytes || bytes > recv_bytes - offset) {
+    return TAKYON_FAIL(log, Status::kProtocol,
+                       "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
+                       static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), k,
+                       static_cast<unsigned long long>(recv_bytes));
+  }
+  out.bytes = bytes;
+  out.offset = offset;
+  MailboxLine& line = mine_.lines[k];
+  line.consumed.store(++consumed_[k], std::memory_order_seq_cst);
+  if ((peer_.lines[k].waiting.load(std::memory_order_seq_cst) & kWaitConsumed) != 0) {
+    sys::futex_wake(futex_word(line.consumed), INT_MAX, shared_);
+  }
+  return Status::kOk;
+}
+
+void Mailbox::close() {
+  mine_.header->closing.store(1, std::memory_order_seq_cst);
+  // Wake every peer thread that may sleep on one of our words; it will see `closing`.
+  sys::futex_wake(futex_word(mine_.header->closing), INT_MAX, shared_);
+  for (int k = 0; k < nlines_; ++k) {
+    sys::futex_wake(futex_word(mine_.lines[k].posted), INT_MAX, shared_);
+    sys::futex_wake(futex_word(mine_.lines[k].consumed), INT_MAX, shared_);
+  }
+}
+
+Status Mailbox::wait_peer_closing(Deadline deadline, ErrorLog& log) {
+  const std::atomic<uint32_t>& closing = peer_.header->closing;
+  return wait([&] { return closing.load(std::memory_order_acquire) != 0; }, closing, mine_.header->waiting,
+              kWaitClosed, WaitFor::kPeerClosing, 0, deadline, log);
+}
+
+}  // namespace takyon::detail

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Backend: what every transport implements. The core validates every argument before dispatch;
+// a backend checks only what arrives from its peer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "deadline.hpp"
+#include "error_log.hpp"
+#include "provider_string.hpp"
+
+namespace takyon::detail {
+
+/// One buffer as the application described it (app_addr nullptr: Takyon allocates).
+struct BufferSpec {
+  uint64_t bytes = 0;
+  std::byte* app_addr = nullptr;
+};
+
+/// Everything a backend needs to create one endpoint, already validated by the core.
+struct EndpointConfig {
+  const ProviderArgs* provider = nullptr;
+  bool is_endpoint_a = true;
+  bool is_polling = true;
+  uint64_t verbosity = 0;
+  std::vector<BufferSpec> send;  ///< This endpoint's send buffers.
+  std::vector<BufferSpec> recv;  ///< This endpoint's receive buffers.
+  [[nodiscard]] char side() const noexcept { return is_endpoint_a ? 'A' : 'B'; }
+};
+
+struct SendArgs {
+  int buffer = 0;
+  uint64_t bytes = 0;
+  uint64_t src_offset = 0;
+  uint64_t dest_offset = 0;
+  Deadline start;              ///< For the transfer to start (free remote buffer, credits, ...).
+  double finish_timeout = -1;  ///< Seconds, counted from the start of the transfer.
+  bool blocking = true;
+};
+
+struct RecvResult {
+  uint64_t bytes = 0;
+  uint64_t offset = 0;
+};
+
+/// The buffers of an endpoint once connected (what TakyonPath.attrs shows).
+struct BufferTable {
+  std::vector<std::byte*> send;
+  std::vector<std::byte*> recv;
+  std::vector<uint64_t> remote_recv_bytes;  ///< The peer's receive buffer sizes, per send buffer.
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// Starts (and, when args.blocking, completes) a transfer. kTimedOut if it could not start.
+  virtual Status send(const SendArgs& args) = 0;
+  /// Completes a non-blocking send. kTimedOut if not finished by the deadline.
+  virtual Status is_send_finished(int buffer, Deadline finish) = 0;
+  /// Waits for the next message in `buffer`. kTimedOut if none started to arrive by `start`.
+  virtual Status recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) = 0;
+  /// Graceful (coordinate with the peer until `deadline`) or forced (after an error) shutdown.
+  virtual Status destroy(bool graceful, Deadline deadline) = 0;
+
+  [[nodiscard]] const BufferTable& buffers() const noexcept { return buffers_; }
+
+ protected:
+  BufferTable buffers_;
+};
+
+/// Creates and connects one endpoint before `deadline`, or explains why not in `log`.
+using BackendFactory = Status (*)(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                                  std::unique_ptr<Backend>& out);
+
+}  // namespace takyon::detail

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+// PathCore implementation: argument validation, dispatch, state, error reporting, verbosity.
+#include "path_core.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "backend_registry.hpp"
+
+namespace takyon::detail {
+namespace {
+
+constexpr int kMaxBuffers = 1 << 16;
+
+bool valid_timeout(double seconds) { return seconds == TAKYON_WAIT_FOREVER || (std::isfinite(seconds) && seconds >= 0); }
+
+const char* timeout_text(double seconds, char (&buffer)[32]) {
+  if (seconds == TAKYON_WAIT_FOREVER) return "TAKYON_WAIT_FOREVER";
+  std::snprintf(buffer, sizeof(buffer), "%g s", seconds);
+  return buffer;
+}
+
+}  // namespace
+
+PathCore::~PathCore() { std::free(c_.attrs.error_message); }
+
+std::string PathCore::headline(const char* operation, int buffer) const {
+  std::string out = strf("%s: path '%s' endpoint %c", operation, c_.attrs.interconnect, c_.attrs.is_endpointA ? 'A' : 'B');
+  if (buffer >= 0) out += strf(" buffer %d", buffer);
+  return out;
+}
+
+Status PathCore::failed(const char* operation, int buffer, Status status) {
+  if (status != Status::kFailedPath) failed_ = true;
+  last_error_ = log_.format(headline(operation, buffer));
+  if (c_.attrs.error_message != nullptr) {
+    std::snprintf(c_.attrs.error_message, TAKYON_MAX_ERROR_MESSAGE_CHARS, "%s", last_error_.c_str());
+  }
+  if (c_.attrs.abort_on_failure) {
+    std::fprintf(stderr, "Takyon error (abort_on_failure is set):\n%s\n", last_error_.c_str());
+    std::fflush(stderr);
+    std::abort();
+  }
+  if ((c_.attrs.verbosity & TAKYON_VERBOSITY_ERRORS) != 0) std::fprintf(stderr, "%s\n", last_error_.c_str());
+  return status;
+}
+
+Status PathCore::check_buffer(const char* operation, const char* which, int buffer, int count) {
+  if (buffer >= 0 && buffer < count) return Status::kOk;
+  (void)TAKYON_FAIL(log_, Status::kInvalidArgument, "buffer_index %d is out of range: this endpoint has %d %s buffer%s%s",
+              buffer, count, which, count == 1 ? "" : "s",
+              count == 0 ? "" : strf(" (0 to %d)", count - 1).c_str());
+  return failed(operation, buffer, Status::kInvalidArgument);
+}
+
+Status PathCore::check_timed_out_ret(const char* operation, bool wanted, double start, double finish,
+                                     const char* start_name, const char* finish_name) {
+  if (wanted || (start == TAKYON_WAIT_FOREVER && finish == TAKYON_WAIT_FOREVER)) return Status::kOk;
+  char a[32];
+  char b[32];
+  (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+              "timed_out_ret is NULL but %s is %s and %s is %s: a timeout could not be reported "
+              "(NULL is allowed only when both are TAKYON_WAIT_FOREVER)",
+              start_name, timeout_text(start, a), finish_name, timeout_text(finish, b));
+  return failed(operation, -1, Status::kInvalidArgument);
+}
+
+std::unique_ptr<PathCore> PathCore::create(const TakyonPathAttributes& attrs, std::string& error, Status& status) {
+  std::unique_ptr<PathCore> core(new PathCore());
+  core->c_.attrs = attrs;
+  core->c_.attrs.error_message = nullptr;
+  core->c_.private_path = core.get();
+  // Keep the provider string printable even if the caller's is not terminated.
+  core->c_.attrs.interconnect[TAKYON_MAX_INTERCONNECT_CHARS - 1] = '\0';
+  status = Status::kOk;
+  if (core->init(attrs) != Status::kOk) {
+    status = core->failed("takyonCreate", -1, core->log_.status());
+    error = core->last_error_;
+    return nullptr;
+  }
+  return core;
+}
+
+Status PathCore::init(const TakyonPathAttributes& attrs) {
+  if (std::memchr(attrs.interconnect, '\0', TAKYON_MAX_INTERCONNECT_CHARS) == nullptr) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "interconnect is not NUL-terminated within TAKYON_MAX_INTERCONNECT_CHARS (%d)",
+                       TAKYON_MAX_INTERCONNECT_CHARS);
+  }
+  if (ProviderArgs::parse(attrs.interconnect, provider_, log_) != Status::kOk) return log_.status();
+  const BackendEntry* entry = find_backend(provider_.name());
+  if (entry == nullptr) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument, "unknown provider '%s' in interconnect '%s' (known: %s)",
+                       provider_.name().c_str(), attrs.interconnect, backend_names().c_str());
+  }
+  if (provider_.validate(entry->spec, log_) != Status::kOk) return log_.status();
+  shares_buffers_ = provider_.name().find("Pointer") != std::string::npos;
+
+  if (attrs.nbufs_AtoB < 0 || attrs.nbufs_BtoA < 0 || attrs.nbufs_AtoB > kMaxBuffers || attrs.nbufs_BtoA > kMaxBuffers) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument, "nbufs_AtoB (%d) and nbufs_BtoA (%d) must be 0 to %d",
+                       attrs.nbufs_AtoB, attrs.nbufs_BtoA, kMaxBuffers);
+  }
+  if (attrs.nbufs_AtoB == 0 && attrs.nbufs_BtoA == 0) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument, "nbufs_AtoB and nbufs_BtoA are both 0; one must be > 0");
+  }
+  if (attrs.send_completion_method != TAKYON_BLOCKING && attrs.send_completion_method != TAKYON_USE_IS_SEND_FINISHED) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "send_completion_method is %d; use TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED",
+                       static_cast<int>(attrs.send_completion_method));
+  }
+  if (attrs.recv_completion_method != TAKYON_BLOCKING) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument, "recv_completion_method is %d; it must be TAKYON_BLOCKING",
+                       static_cast<int>(attrs.recv_completion_method));
+  }
+  const struct {
+    const char* name;
+    double value;
+  } timeouts[] = {{"path_create_timeout", attrs.path_create_timeout}, {"send_start_timeout", attrs.send_start_timeout},
+                  {"send_finish_timeout", attrs.send_finish_timeout}, {"recv_start_timeout", attrs.recv_start_timeout},
+                  {"recv_finish_timeout", attrs.recv_finish_timeout}, {"path_destroy_timeout", attrs.path_destroy_timeout}};
+  for (const auto& t : timeouts) {
+    if (!valid_timeout(t.value)) {
+      return TAKYON_FAIL(log_, Status::kInvalidArgument, "%s is %g; it must be >= 0 seconds or TAKYON_WAIT_FOREVER (-1)",
+                         t.name, t.value);
+    }
+  }
+
+  const int nsend = attrs.is_endpointA ? attrs.nbufs_AtoB : attrs.nbufs_BtoA;
+  const int nrecv = attrs.is_endpointA ? attrs.nbufs_BtoA : attrs.nbufs_AtoB;
+  const char* send_count_name = attrs.is_endpointA ? "nbufs_AtoB" : "nbufs_BtoA";
+  const char* recv_count_name = attrs.is_endpointA ? "nbufs_BtoA" : "nbufs_AtoB";
+  const struct {
+    const void* list;
+    const char* name;
+    const char* count_name;
+    int count;
+  } lists[] = {{attrs.sender_max_bytes_list, "sender_max_bytes_list", send_count_name, nsend},
+               {attrs.sender_addr_list, "sender_addr_list", send_count_name, nsend},
+               {attrs.recver_max_bytes_list, "recver_max_bytes_list", recv_count_name, nrecv},
+               {attrs.recver_addr_list, "recver_addr_list", recv_count_name, nrecv}};
+  for (const auto& l : lists) {
+    if (l.count > 0 && l.list == nullptr) {
+      return TAKYON_FAIL(log_, Status::kInvalidArgument, "%s is NULL but endpoint %c needs %d entries (%s = %d)",
+                         l.name, attrs.is_endpointA ? 'A' : 'B', l.count, l.count_name, l.count);
+    }
+  }
+
+  EndpointConfig config;
+  config.provider = &provider_;
+  config.is_endpoint_a = attrs.is_endpointA;
+  config.is_polling = attrs.is_polling;
+  config.verbosity = attrs.verbosity;
+  for (int i = 0; i < nsend; ++i) {
+    config.send.push_back({attrs.sender_max_bytes_list[i], reinterpret_cast<std::byte*>(attrs.sender_addr_list[i])});
+  }
+  for (int i = 0; i < nrecv; ++i) {
+    config.recv.push_back({attrs.recver_max_bytes_list[i], reinterpret_cast<std::byte*>(attrs.recver_addr_list[i])});
+  }
+  if (entry->create(config, Deadline::after(attrs.path_create_timeout), log_, backend_) != Status::kOk) {
+    return log_.status();
+  }
+
+  // The path's own copy of the attributes, with the final buffer addresses.
+  const BufferTable& table = backend_->buffers();
+  for (int i = 0; i < nsend; ++i) {
+    send_bytes_.push_back(config.send[i].bytes);
+    send_addrs_.push_back(reinterpret_cast<size_t>(table.send[i]));
+  }
+  for (int i = 0; i < nrecv; ++i) {
+    recv_bytes_.push_back(config.recv[i].bytes);
+    recv_addrs_.push_back(reinterpret_cast<size_t>(table.recv[i]));
+  }
+  in_flight_.assign(static_cast<size_t>(nsend), 0);
+  c_.attrs.sender_max_bytes_list = send_bytes_.empty() ? nullptr : send_bytes_.data();
+  c_.attrs.sender_addr_list = send_addrs_.empty() ? nullptr : send_addrs_.data();
+  c_.attrs.recver_max_bytes_list = recv_bytes_.empty() ? nullptr : recv_bytes_.data();
+  c_.attrs.recver_addr_list = recv_addrs_.empty() ? nullptr : recv_addrs_.data();
+  c_.attrs.error_message = static_cast<char*>(std::calloc(TAKYON_MAX_ERROR_MESSAGE_CHARS, 1));
+  if (c_.attrs.error_message == nullptr) return TAKYON_FAIL(log_, Status::kNoMemory, "no memory for error_message");
+
+  if ((attrs.verbosity & (TAKYON_VERBOSITY_CREATE_DESTROY | TAKYON_VERBOSITY_CREATE_DESTROY_MORE)) != 0) {
+    std::printf("Takyon: created endpoint %c of '%s' (%s, %d send / %d recv buffers)\n", attrs.is_endpointA ? 'A' : 'B',
+                attrs.interconnect, attrs.is_polling ? "polling" : "event driven", nsend, nrecv);
+  }
+  if ((attrs.verbosity & TAKYON_VERBOSITY_CREATE_DESTROY_MORE) != 0) {
+    for (int i = 0; i < nsend; ++i) {
+      std::printf("Takyon:   send buffer %d: %llu bytes at %p, peer receive buffer %llu bytes\n", i,
+                  static_cast<unsigned long long>(send_bytes_[i]), static_cast<void*>(table.send[i]),
+                  static_cast<unsigned long long>(table.remote_recv_bytes[i]));
+    }
+    for (int i = 0; i < nrecv; ++i) {
+      std::printf("Takyon:   recv buffer %d: %llu bytes at %p\n", i, static_cast<unsigned long long>(recv_bytes_[i]),
+                  static_cast<void*>(table.recv[i]));
+    }
+  }
+  std::fflush(stdout);
+  return Status::kOk;
+}
+
+Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted) {
+  static constexpr const char* kOp = "takyonSend";
+  const TakyonPathAttributes& a = c_.attrs;
+  if (failed_) {
+    (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)", last_error_.c_str());
+    return failed(kOp, buffer, Status::kFailedPath);
+  }
+  if (check_timed_out_ret(kOp, timed_out_wanted, a.send_start_timeout, a.send_finish_timeout, "send_start_timeout",
+                          "send_finish_timeout") != Status::kOk ||
+      check_buffer(kOp, "send", buffer, send_count()) != Status::kOk) {
+    return log_.status();
+  }
+  const uint64_t size = send_bytes_[buffer];
+  if (src_offset > size || bytes > size - src_offset) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                "bytes (%llu) + src_offset (%llu) exceed send buffer %d's size of %llu bytes",
+                static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(src_offset), buffer,
+                static_cast<unsigned long long>(size));
+    return failed(kOp, buffer, Status::kInvalidArgument);
+  }
+  const uint64_t remote = backend_->buffers().remote_recv_bytes[buffer];
+  if (dest_offset > remote || bytes > remote - dest_offset) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                "bytes (%llu) + dest_offset (%llu) exceed the peer's receive buffer %d of %llu bytes",
+                static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(dest_offset), buffer,
+                static_cast<unsigned long long>(remote));
+    return failed(kOp, buffer, Status::kInvalidArgument);
+  }
+  if (shares_buffers_ && src_offset != dest_offset) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                "src_offset (%llu) != dest_offset (%llu): %s shares one buffer between sender and receiver, so "
+                "the data cannot move", static_cast<unsigned long long>(src_offset),
+                static_cast<unsigned long long>(dest_offset), provider_.name().c_str());
+    return failed(kOp, buffer, Status::kInvalidArgument);
+  }
+  if (in_flight_[buffer] != 0) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                "a non-blocking send on this buffer is still in progress; call takyonIsSendFinished() first");
+    return failed(kOp, buffer, Status::kInvalidArgument);
+  }
+  SendArgs args;
+  args.buffer = buffer;
+  args.bytes = bytes;
+  args.src_offset = src_offset;
+  args.dest_offset = dest_offset;
+  args.start = Deadline::after(a.send_start_timeout);
+  args.finish_timeout = a.send_finish_timeout;
+  args.blocking = a.send_completion_method == TAKYON_BLOCKING;
+  const Status status = backend_->send(args);
+  if (status < Status::kOk) {
+    TAKYON_FRAME(log_, "sending %llu bytes from offset %llu to offset %llu", static_cast<unsigned long long>(bytes),
+                 static_cast<unsigned long long>(src_offset), static_cast<unsigned long long>(dest_offset));
+    return failed(kOp, buffer, status);
+  }
+  if (status == Status::kOk && !args.blocking) in_flight_[buffer] = 1;
+  if ((a.verbosity & (TAKYON_VERBOSITY_SEND_RECV | TAKYON_VERBOSITY_SEND_RECV_MORE)) != 0) {
+    std::printf("Takyon: '%s' endpoint %c: send buffer %d: %llu bytes%s\n", a.interconnect, a.is_endpointA ? 'A' : 'B',
+                buffer, static_cast<unsigned long long>(bytes), status == Status::kTimedOut ? ": timed out" : "");
+    if ((a.verbosity & TAKYON_VERBOSITY_SEND_RECV_MORE) != 0) {
+      std::printf("Takyon:   src_offset %llu, dest_offset %llu, %s\n", static_cast<unsigned long long>(src_offset),
+                  static_cast<unsigned long long>(dest_offset), args.blocking ? "blocking" : "non-blocking");
+    }
+    std::fflush(stdout);
+  }
+  return status;
+}
+
+Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char* api_name) {
+  const TakyonPathAttributes& a = c_.attrs;
+  if (failed_) {
+    (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)", last_error_.c_str());
+    return failed(api_name, buffer, Status::kFailedPath);
+  }
+  if (a.send_completion_method != TAKYON_USE_IS_SEND_FINISHED) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                "the path was created with send_completion_method TAKYON_BLOCKING: sends complete in takyonSend()");
+    return failed(api_name, buffer, Status::kInvalidArgument);
+  }
+  if (check_timed_out_ret(api_name, timed_out_wanted, TAKYON_WAIT_FOREVER, a.send_finish_timeout, "(start)",
+                          "send_finish_timeout") != Status::kOk ||
+      check_buffer(api_name, "send", buffer, send_count()) != Status::kOk) {
+    return log_.status();
+  }
+  if (in_flight_[buffer] == 0) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument, "no non-blocking send was started on this buffer");
+    return failed(api_name, buffer, Status::kInvalidArgument);
+  }
+  const Status status = backend_->is_send_finished(buffer, Deadline::after(a.send_finish_timeout));
+  if (status < Status::kOk) return failed(api_name, buffer, status);
+  if (status == Status::kOk) in_flight_[buffer] = 0;
+  return status;
+}
+
+Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted) {
+  static constexpr const char* kOp = "takyonRecv";
+  const TakyonPathAttributes& a = c_.attrs;
+  if (failed_) {
+    (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)", last_error_.c_str());
+    return failed(kOp, buffer, Status::kFailedPath);
+  }
+  if (check_timed_out_ret(kOp, timed_out_wanted, a.recv_start_timeout, a.recv_finish_timeout, "recv_start_timeout",
+                          "recv_finish_timeout") != Status::kOk ||
+      check_buffer(kOp, "receive", buffer, recv_count()) != Status::kOk) {
+    return log_.status();
+  }
+  RecvResult result;
+  const Status status = backend_->recv(buffer, Deadline::after(a.recv_start_timeout), a.recv_finish_timeout, result);
+  if (status < Status::kOk) return failed(kOp, buffer, status);
+  if (status == Status::kOk) {
+    if (bytes != nullptr) *bytes = result.bytes;
+    if (offset != nullptr) *offset = result.offset;
+  }
+  if ((a.verbosity & (TAKYON_VERBOSITY_SEND_RECV | TAKYON_VERBOSITY_SEND_RECV_MORE)) != 0) {
+    if (status == Status::kOk) {
+      std::printf("Takyon: '%s' endpoint %c: recv buffer %d: %llu bytes at offset %llu\n", a.interconnect,
+                  a.is_endpointA ? 'A' : 'B', buffer, static_cast<unsigned long long>(result.bytes),
+                  static_cast<unsigned long long>(result.offset));
+    } else {
+      std::printf("Takyon: '%s' endpoint %c: recv buffer %d: timed out\n", a.interconnect, a.is_endpointA ? 'A' : 'B',
+                  buffer);
+    }
+    std::fflush(stdout);
+  }
+  return status;
+}
+
+std::string PathCore::destroy() {
+  const bool graceful = !failed_;
+  const Status status = backend_->destroy(graceful, Deadline::after(c_.attrs.path_destroy_timeout));
+  if ((c_.attrs.verbosity & (TAKYON_VERBOSITY_CREATE_DESTROY | TAKYON_VERBOSITY_CREATE_DESTROY_MORE)) != 0) {
+    std::printf("Takyon: destroyed endpoint %c of '%s' (%s)\n", c_.attrs.is_endpointA ? 'A' : 'B', c_.attrs.interconnect,
+                graceful ? "graceful" : "forced after an error");
+    std::fflush(stdout);
+  }
+  backend_.reset();
+  if (status < Status::kOk) {
+    (void)failed("takyonDestroy", -1, status);
+    return last_error_;
+  }
+  return {};
+}
+
+}  // namespace takyon::detail

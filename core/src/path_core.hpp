@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// PathCore: one endpoint behind both APIs. Validates every argument once, dispatches to the
+// backend, keeps the path's state and error stack, prints what verbosity asks for.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "error_log.hpp"
+#include "provider_string.hpp"
+#include "takyon/takyon.h"
+
+namespace takyon::detail {
+
+class PathCore {
+ public:
+  /// Validates `attrs`, creates and connects the endpoint. On failure returns nullptr and the
+  /// formatted error in `error` (already printed/aborted as the attributes ask).
+  static std::unique_ptr<PathCore> create(const TakyonPathAttributes& attrs, std::string& error, Status& status);
+  ~PathCore();
+  PathCore(const PathCore&) = delete;
+  PathCore& operator=(const PathCore&) = delete;
+
+  static PathCore* from(TakyonPath* path) noexcept { return static_cast<PathCore*>(path->private_path); }
+
+  /// kOk, kTimedOut, or an error (recorded, path failed). `timed_out_wanted`: the caller can
+  /// receive a timeout (C: timed_out_ret != NULL).
+  Status send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted);
+  Status is_send_finished(int buffer, bool timed_out_wanted, const char* api_name);
+  Status recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted);
+  /// Graceful unless the path failed. Returns the formatted error, or "" on success.
+  std::string destroy();
+
+  [[nodiscard]] TakyonPath* c_path() noexcept { return &c_; }
+  [[nodiscard]] const std::string& last_error() const noexcept { return last_error_; }
+  [[nodiscard]] Status last_status() const noexcept { return log_.status(); }
+  [[nodiscard]] int send_count() const noexcept { return static_cast<int>(send_bytes_.size()); }
+  [[nodiscard]] int recv_count() const noexcept { return static_cast<int>(recv_bytes_.size()); }
+  [[nodiscard]] const std::vector<uint64_t>& send_bytes() const noexcept { return send_bytes_; }
+  [[nodiscard]] const std::vector<uint64_t>& recv_bytes() const noexcept { return recv_bytes_; }
+  [[nodiscard]] const BufferTable& buffers() const noexcept { return backend_->buffers(); }
+
+ private:
+  PathCore() = default;
+  Status init(const TakyonPathAttributes& attrs);
+  std::string headline(const char* operation, int buffer) const;
+  /// Records a failure of `operation`: marks the path failed, formats the message into the C
+  /// error buffer, prints and aborts as asked. Returns `status`.
+  Status failed(const char* operation, int buffer, Status status);
+  Status check_buffer(const char* operation, const char* which, int buffer, int count);
+  Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish, const char* start_name,
+                             const char* finish_name);
+
+  TakyonPath c_{};
+  ErrorLog log_;
+  ProviderArgs provider_;
+  bool shares_buffers_ = false;
+  bool failed_ = false;
+  std::unique_ptr<Backend> backend_;
+  std::vector<uint64_t> send_bytes_;
+  std::vector<uint64_t> recv_bytes_;
+  std::vector<size_t> send_addrs_;
+  std::vector<size_t> recv_addrs_;
+  std::vector<char> in_flight_;  // non-blocking send started on buffer i, not yet finished
+  std::string last_error_;
+};
+
+}  // namespace takyon::detail
