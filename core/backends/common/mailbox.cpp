@@ -77,12 +77,15 @@ template <typename Ready>
 Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_waiting, uint32_t bit,
                      WaitFor what, int k, Deadline deadline, ErrorLog& log) {
   if (ready()) return Status::kOk;
-  const int64_t start = now_ns();
-  int64_t next_liveness = start;  // check at once: the peer may already be gone
+  // The clock is read only once a wait lasts (first check after 64 spins when polling): a
+  // ping-pong's waits are shorter than that and never pay for it.
+  int64_t start = -1;
+  int64_t next_liveness = 0;  // check at the first opportunity: the peer may already be gone
   std::string why;
   for (uint32_t spins = 1;; ++spins) {
     if (!polling_ || (spins & 63u) == 0) {
       const int64_t now = now_ns();
+      if (start < 0) start = now;
       if (what != WaitFor::kPeerClosing && peer_closing()) {
         if (ready()) return Status::kOk;  // delivered before the peer left
         return disconnected(what, k, "the peer destroyed its endpoint", log);

@@ -74,7 +74,7 @@ struct PathOptions {
   std::uint64_t verbosity = TAKYON_VERBOSITY_NONE;  ///< Errors arrive as exceptions; add flags to trace.
 
   /// A path with `nbufs` buffers of `bytes` bytes in each direction.
-  static PathOptions symmetric(std::string provider, bool endpoint_a, int nbufs, std::uint64_t bytes);
+  TAKYON_API static PathOptions symmetric(std::string provider, bool endpoint_a, int nbufs, std::uint64_t bytes);
 };
 
 /// What recv() returns: the message occupies recv_buffer(i)[offset, offset + bytes).
