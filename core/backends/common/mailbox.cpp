@@ -56,7 +56,7 @@ Mailbox::Mailbox(Side mine, Side peer, int nlines, bool process_shared, bool pol
       consumed_(static_cast<size_t>(nlines)) {
   for (int k = 0; k < nlines_; ++k) {
     posted_[k] = mine_.lines[k].posted.load(std::memory_order_relaxed);
-    consumed_[k] = mine_.lines[k].consumed.load(std::memory_order_relaxed);
+    consumed_[k] = mine_.acks[k].consumed.load(std::memory_order_relaxed);
   }
 }
 
@@ -119,17 +119,27 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
 }
 
 Status Mailbox::wait_send_slot(int k, Deadline start, ErrorLog& log) {
-  const std::atomic<uint32_t>& consumed = peer_.lines[k].consumed;
-  const uint32_t target = posted_[k];
-  return wait([&] { return consumed.load(std::memory_order_acquire) == target; }, consumed, mine_.lines[k].waiting,
-              kWaitConsumed, WaitFor::kFreeBuffer, k, start, log);
+  const MailboxLine& peer_line = peer_.lines[k];
+  const std::atomic<uint32_t>& acked = peer_.acks[k].consumed;
+  const uint64_t target = posted_[k];
+  const auto target32 = static_cast<uint32_t>(target);
+  // The piggybacked count is in a line this endpoint already holds after a reply; the ack line is
+  // read only when that is not enough (one-way traffic). The peer's consumed count is target - 1
+  // or target, so comparing it mod 2^32 is exact; the snapshot may be old, hence 64-bit.
+  return wait(
+      [&] {
+        return peer_line.consumed_seen.load(std::memory_order_acquire) == target ||
+               acked.load(std::memory_order_acquire) == target32;
+      },
+      acked, mine_.lines[k].waiting, kWaitConsumed, WaitFor::kFreeBuffer, k, start, log);
 }
 
 void Mailbox::post(int k, uint64_t bytes, uint64_t offset) {
   MailboxLine& line = mine_.lines[k];
   line.bytes.store(bytes, std::memory_order_relaxed);
   line.offset.store(offset, std::memory_order_relaxed);
-  line.posted.store(++posted_[k], std::memory_order_seq_cst);
+  line.consumed_seen.store(consumed_[k], std::memory_order_release);
+  line.posted.store(static_cast<uint32_t>(++posted_[k]), std::memory_order_seq_cst);
   if ((peer_.lines[k].waiting.load(std::memory_order_seq_cst) & kWaitPosted) != 0) {
     sys::futex_wake(futex_word(line.posted), INT_MAX, shared_);
   }
@@ -137,7 +147,7 @@ void Mailbox::post(int k, uint64_t bytes, uint64_t offset) {
 
 Status Mailbox::receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log) {
   const MailboxLine& peer_line = peer_.lines[k];
-  const uint32_t seen = consumed_[k];
+  const auto seen = static_cast<uint32_t>(consumed_[k]);
   const Status status = wait([&] { return peer_line.posted.load(std::memory_order_acquire) != seen; },
                              peer_line.posted, mine_.lines[k].waiting, kWaitPosted, WaitFor::kMessage, k, start, log);
   if (status != Status::kOk) return status;
@@ -151,10 +161,10 @@ Status Mailbox::receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& 
   }
   out.bytes = bytes;
   out.offset = offset;
-  MailboxLine& line = mine_.lines[k];
-  line.consumed.store(++consumed_[k], std::memory_order_seq_cst);
+  MailboxAck& ack = mine_.acks[k];
+  ack.consumed.store(static_cast<uint32_t>(++consumed_[k]), std::memory_order_seq_cst);
   if ((peer_.lines[k].waiting.load(std::memory_order_seq_cst) & kWaitConsumed) != 0) {
-    sys::futex_wake(futex_word(line.consumed), INT_MAX, shared_);
+    sys::futex_wake(futex_word(ack.consumed), INT_MAX, shared_);
   }
   return Status::kOk;
 }
@@ -165,7 +175,7 @@ void Mailbox::close() {
   sys::futex_wake(futex_word(mine_.header->closing), INT_MAX, shared_);
   for (int k = 0; k < nlines_; ++k) {
     sys::futex_wake(futex_word(mine_.lines[k].posted), INT_MAX, shared_);
-    sys::futex_wake(futex_word(mine_.lines[k].consumed), INT_MAX, shared_);
+    sys::futex_wake(futex_word(mine_.acks[k].consumed), INT_MAX, shared_);
   }
 }
 

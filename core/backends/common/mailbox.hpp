@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Mailbox: the notification protocol of the shared-memory backends (inter-thread, inter-process).
 //
-// Each endpoint owns a header and one cache line per buffer index, written only by that endpoint
-// and read by its peer. Line k carries both the count of messages this endpoint posted into the
-// peer's receive buffer k and the count it consumed from its own receive buffer k, so a ping-pong
-// moves exactly one cache line per direction, as a bare cache-line ping-pong does. Waiting spins
-// (polling) or sleeps on a futex (event driven); the writer wakes a sleeper only when the sleeper
-// advertised itself, so polling paths make no system calls.
+// Each endpoint owns a header, a *post line* and an *ack line* per buffer index, all written only
+// by that endpoint and read by its peer. Post line k carries the messages posted on send buffer k
+// (count, size, offset) and, piggybacked, how many messages this endpoint has consumed from its
+// own receive buffer k; ack line k carries that consumed count as soon as a receive returns. A
+// sender finds its buffer free in the peer's post line (which it already holds after a reply) and
+// reads the ack line only when nothing came back, so a ping-pong moves one cache line per
+// direction, as a bare cache-line ping-pong does, and a one-way stream still sees every receive.
+// Waiting spins (polling) or sleeps on a futex (event driven); the writer wakes a sleeper only when
+// the sleeper advertised itself, so polling paths make no system calls.
 #pragma once
 
 #include <atomic>
@@ -18,14 +21,18 @@
 
 namespace takyon::detail {
 
-/// The cache line an endpoint owns for buffer index k.
+/// Post line k: what the peer polls while waiting for a message in its receive buffer k.
 struct alignas(64) MailboxLine {
-  std::atomic<uint32_t> posted{0};    ///< Messages this endpoint posted on its send buffer k (futex word).
-  std::atomic<uint32_t> consumed{0};  ///< Messages this endpoint received on its receive buffer k (futex word).
-  std::atomic<uint32_t> waiting{0};   ///< What this endpoint sleeps on in the peer's line k (kWait* bits).
-  uint32_t reserved = 0;
-  std::atomic<uint64_t> bytes{0};     ///< Size of the latest message posted on send buffer k.
-  std::atomic<uint64_t> offset{0};    ///< Its offset in the peer's receive buffer k.
+  std::atomic<uint32_t> posted{0};         ///< Messages posted on send buffer k, mod 2^32 (futex word).
+  std::atomic<uint32_t> waiting{0};        ///< What this endpoint sleeps on in the peer's lines k (kWait* bits).
+  std::atomic<uint64_t> consumed_seen{0};  ///< Receive buffer k's consumed count (64-bit) at the latest post.
+  std::atomic<uint64_t> bytes{0};          ///< Size of the latest message posted on send buffer k.
+  std::atomic<uint64_t> offset{0};         ///< Its offset in the peer's receive buffer k.
+};
+
+/// Ack line k: messages this endpoint has received on its receive buffer k.
+struct alignas(64) MailboxAck {
+  std::atomic<uint32_t> consumed{0};  ///< Messages received, mod 2^32 (futex word of a waiting sender).
 };
 
 /// The cache line an endpoint owns for path-wide state.
@@ -34,7 +41,7 @@ struct alignas(64) MailboxHeader {
   std::atomic<uint32_t> waiting{0};  ///< kWaitClosed while this endpoint sleeps on the peer's closing.
 };
 
-static_assert(sizeof(MailboxLine) == 64 && sizeof(MailboxHeader) == 64);
+static_assert(sizeof(MailboxLine) == 64 && sizeof(MailboxAck) == 64 && sizeof(MailboxHeader) == 64);
 static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free);
 
 /// Tells whether the peer endpoint's process still exists (inter-process only).
@@ -50,6 +57,7 @@ class Mailbox {
   struct Side {
     MailboxHeader* header = nullptr;
     MailboxLine* lines = nullptr;
+    MailboxAck* acks = nullptr;
   };
 
   /// `mine` is written only by this endpoint, `peer` only by the peer; both hold `nlines` lines.
@@ -86,8 +94,8 @@ class Mailbox {
   bool shared_;
   bool polling_;
   PeerMonitor* monitor_;
-  std::vector<uint32_t> posted_;    ///< Local copy of mine_.lines[k].posted.
-  std::vector<uint32_t> consumed_;  ///< Local copy of mine_.lines[k].consumed.
+  std::vector<uint64_t> posted_;    ///< Messages posted per send buffer (mine_.lines[k].posted mod 2^32).
+  std::vector<uint64_t> consumed_;  ///< Messages received per receive buffer (mine_.acks[k].consumed mod 2^32).
 };
 
 }  // namespace takyon::detail

@@ -22,7 +22,7 @@ namespace takyon::detail {
 namespace {
 
 constexpr uint64_t kMagic = 0x54414b594f4e5348ull;  // "TAKYONSH"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 
 uint64_t random_nonce() {
   static thread_local std::mt19937_64 engine(std::random_device{}() ^ static_cast<uint64_t>(now_ns()) ^
@@ -93,6 +93,10 @@ MailboxLine* ShmSegment::lines() const noexcept {
   return reinterpret_cast<MailboxLine*>(base_ + header().lines_offset);
 }
 
+MailboxAck* ShmSegment::acks() const noexcept {
+  return reinterpret_cast<MailboxAck*>(base_ + header().lines_offset + uint64_t{header().nlines} * sizeof(MailboxLine));
+}
+
 std::vector<uint64_t> ShmSegment::send_sizes() const {
   const auto* sizes = reinterpret_cast<const uint64_t*>(base_ + header().sizes_offset);
   return {sizes, sizes + header().nsend};
@@ -115,7 +119,7 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   const uint32_t nrecv = static_cast<uint32_t>(layout.recv_bytes.size());
   const uint32_t nlines = std::max({nsend, nrecv, 1u});
   const uint64_t lines_offset = round_up(sizeof(SegmentHeader), 64);
-  const uint64_t sizes_offset = lines_offset + uint64_t{nlines} * sizeof(MailboxLine);
+  const uint64_t sizes_offset = lines_offset + uint64_t{nlines} * (sizeof(MailboxLine) + sizeof(MailboxAck));
   const uint64_t recv_offsets_offset = sizes_offset + 8ull * (nsend + nrecv);
   uint64_t total = round_up(recv_offsets_offset + 8ull * nrecv, page_size());
   std::vector<uint64_t> recv_offsets(nrecv, 0);
@@ -198,6 +202,7 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   header->sizes_offset = sizes_offset;
   header->recv_offsets_offset = recv_offsets_offset;
   new (base_ + lines_offset) MailboxLine[nlines];
+  new (base_ + lines_offset + uint64_t{nlines} * sizeof(MailboxLine)) MailboxAck[nlines];
   auto* sizes = reinterpret_cast<uint64_t*>(base_ + sizes_offset);
   std::copy(layout.send_bytes.begin(), layout.send_bytes.end(), sizes);
   std::copy(layout.recv_bytes.begin(), layout.recv_bytes.end(), sizes + nsend);
@@ -237,7 +242,7 @@ Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   }
   const uint64_t end_of_tables = h.recv_offsets_offset + 8ull * h.nrecv;
   if (h.magic != kMagic || h.version != kVersion || h.total_bytes != size || end_of_tables > size ||
-      h.lines_offset + uint64_t{h.nlines} * sizeof(MailboxLine) > size) {
+      h.lines_offset + uint64_t{h.nlines} * (sizeof(MailboxLine) + sizeof(MailboxAck)) > size) {
     close();
     return TAKYON_FAIL(log, Status::kProtocol, "shared memory %s is not a Takyon segment of this version", name.c_str());
   }

@@ -32,7 +32,7 @@ struct PathPair {
   std::string key;
   EndpointShare share[2];       // [0] = A, [1] = B
   std::vector<PageBuffer> owned_recv[2];  // Takyon-allocated receive buffers (the peer writes them)
-  PageBuffer control;           // 2 headers + 2 x nlines mailbox lines
+  PageBuffer control;           // 2 headers, then per side nlines post lines, then nlines ack lines
   int nlines = 0;
   bool failed = false;          // one side rejected the pairing
 };
@@ -105,7 +105,9 @@ class InterThreadEndpoint final : public Backend {
     auto* base = reinterpret_cast<std::byte*>(pair.control.data());
     auto* headers = reinterpret_cast<MailboxHeader*>(base);
     auto* lines = reinterpret_cast<MailboxLine*>(base + 2 * sizeof(MailboxHeader));
-    return {&headers[side], lines + static_cast<ptrdiff_t>(side) * pair.nlines};
+    auto* acks = reinterpret_cast<MailboxAck*>(lines + 2 * static_cast<ptrdiff_t>(pair.nlines));
+    return {&headers[side], lines + static_cast<ptrdiff_t>(side) * pair.nlines,
+            acks + static_cast<ptrdiff_t>(side) * pair.nlines};
   }
 
   void release_claim() {
@@ -218,7 +220,8 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
   }
   if (pair->control.data() == nullptr) {
     pair->nlines = static_cast<int>(std::max({mine.send_bytes.size(), mine.recv_bytes.size(), size_t{1}}));
-    const uint64_t bytes = 2 * sizeof(MailboxHeader) + 2 * static_cast<uint64_t>(pair->nlines) * sizeof(MailboxLine);
+    const uint64_t bytes = 2 * sizeof(MailboxHeader) +
+                           2 * static_cast<uint64_t>(pair->nlines) * (sizeof(MailboxLine) + sizeof(MailboxAck));
     if (pair->control.allocate(bytes, log) != Status::kOk) {
       r.claimed.erase(claim);
       return log.status();
@@ -226,7 +229,8 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
     // Construct the atomics in place (the mapping is zeroed, which is their initial value).
     auto* base = pair->control.data();
     new (base) MailboxHeader[2];
-    new (base + 2 * sizeof(MailboxHeader)) MailboxLine[2 * static_cast<size_t>(pair->nlines)];
+    auto* lines = new (base + 2 * sizeof(MailboxHeader)) MailboxLine[2 * static_cast<size_t>(pair->nlines)];
+    new (lines + 2 * pair->nlines) MailboxAck[2 * static_cast<size_t>(pair->nlines)];
   }
   lock.unlock();
 
