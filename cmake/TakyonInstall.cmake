@@ -17,5 +17,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/TakyonConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/TakyonConfig.cmake ${PROJECT_BINARY_DIR}/TakyonConfigVersion.cmake
         DESTINATION ${TAKYON_CMAKE_DIR})
 
+# The .pc file finds its prefix relative to itself, so `cmake --install --prefix X` works anywhere.
+file(RELATIVE_PATH TAKYON_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" TAKYON_PC_PREFIX_FROM_PCFILEDIR "${TAKYON_PC_PREFIX_FROM_PCFILEDIR}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/takyon.pc.in ${PROJECT_BINARY_DIR}/takyon.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/takyon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace takyon::detail {
 
@@ -49,6 +50,7 @@ Status ErrorLog::fail(Status status, const char* file, const char* function, int
   status_ = status;
   frames_.clear();
   frames_.push_back(frame_text(file, function, line, text));
+  cause_ = std::move(text);
   return status;
 }
 
@@ -58,6 +60,7 @@ void ErrorLog::add_frame(const char* file, const char* function, int line, std::
 
 void ErrorLog::clear() noexcept {
   status_ = Status::kOk;
+  cause_.clear();
   frames_.clear();
 }
 

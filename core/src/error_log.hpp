@@ -24,11 +24,14 @@ class ErrorLog {
   void clear() noexcept;
   [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
   [[nodiscard]] Status status() const noexcept { return status_; }
+  /// The cause's text without its location (what fail() was given).
+  [[nodiscard]] const std::string& cause() const noexcept { return cause_; }
   /// "<headline>: <status name>\n  <frame>\n  <frame>..." The headline names the operation.
   [[nodiscard]] std::string format(const std::string& headline) const;
 
  private:
   Status status_ = Status::kOk;
+  std::string cause_;
   std::vector<std::string> frames_;
 };
 

@@ -105,14 +105,20 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
   if (attrs.nbufs_AtoB == 0 && attrs.nbufs_BtoA == 0) {
     return TAKYON_FAIL(log_, Status::kInvalidArgument, "nbufs_AtoB and nbufs_BtoA are both 0; one must be > 0");
   }
-  if (attrs.send_completion_method != TAKYON_BLOCKING && attrs.send_completion_method != TAKYON_USE_IS_SEND_FINISHED) {
+  // Read the enums as the integers the caller stored: an out-of-range value must be reported,
+  // and loading it as the enum type would be undefined behaviour.
+  int send_method = 0;
+  int recv_method = 0;
+  static_assert(sizeof(TakyonCompletionMethod) == sizeof(int));
+  std::memcpy(&send_method, &attrs.send_completion_method, sizeof(int));
+  std::memcpy(&recv_method, &attrs.recv_completion_method, sizeof(int));
+  if (send_method != TAKYON_BLOCKING && send_method != TAKYON_USE_IS_SEND_FINISHED) {
     return TAKYON_FAIL(log_, Status::kInvalidArgument,
-                       "send_completion_method is %d; use TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED",
-                       static_cast<int>(attrs.send_completion_method));
+                       "send_completion_method is %d; use TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED", send_method);
   }
-  if (attrs.recv_completion_method != TAKYON_BLOCKING) {
+  if (recv_method != TAKYON_BLOCKING) {
     return TAKYON_FAIL(log_, Status::kInvalidArgument, "recv_completion_method is %d; it must be TAKYON_BLOCKING",
-                       static_cast<int>(attrs.recv_completion_method));
+                       recv_method);
   }
   const struct {
     const char* name;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -93,9 +94,20 @@ class InterProcessEndpoint final : public Backend {
             return TAKYON_FAIL(log_, Status::kProtocol, "the peer endpoint of %s uses a different provider kind",
                                peer_name.c_str());
           }
-          if (check_layout(my_view, peer_view, pointer_, provider.name(), log_) != Status::kOk) return log_.status();
+          if (check_layout(my_view, peer_view, pointer_, provider.name(), log_) != Status::kOk) {
+            // Tell the peer, which may be waiting for us, why the pairing is refused.
+            SegmentHeader& theirs = peer_.header();
+            std::snprintf(theirs.reject_reason, sizeof(theirs.reject_reason), "%s", log_.cause().c_str());
+            theirs.rejected.store(1, std::memory_order_release);
+            return log_.status();
+          }
           mine.peer_nonce.store(peer_.header().nonce, std::memory_order_seq_cst);
         }
+      }
+      if (mine.rejected.load(std::memory_order_acquire) != 0) {
+        mine.reject_reason[sizeof(mine.reject_reason) - 1] = '\0';
+        return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c refused the pairing: %s",
+                           config.is_endpoint_a ? 'B' : 'A', mine.reject_reason);
       }
       if (peer_.mapped()) {
         const SegmentHeader& theirs = peer_.header();

@@ -22,7 +22,7 @@ namespace takyon::detail {
 namespace {
 
 constexpr uint64_t kMagic = 0x54414b594f4e5348ull;  // "TAKYONSH"
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 
 uint64_t random_nonce() {
   static thread_local std::mt19937_64 engine(std::random_device{}() ^ static_cast<uint64_t>(now_ns()) ^

@@ -39,6 +39,8 @@ struct SegmentHeader {
   uint64_t recv_offsets_offset; ///< nrecv offsets of the receive buffers (uint64_t each).
   std::atomic<uint32_t> ready;  ///< 1 once everything above is written.
   std::atomic<uint64_t> peer_nonce;  ///< Nonce of the peer segment this endpoint connected to.
+  std::atomic<uint32_t> rejected;    ///< Set by the PEER when it refuses the pairing (reason below).
+  char reject_reason[512];           ///< Written by the peer before it sets `rejected`.
   alignas(64) MailboxHeader mailbox;
 };
 
