@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// Disconnect detection: a peer process SIGKILLed, or a peer endpoint destroyed, while this side waits.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "fault/fault_common.hpp"
+#include "support/endpoint_runner.hpp"
+#include "support/path_attrs.hpp"
+#include "support/path_ops.hpp"
+#include "support/path_test.hpp"
+#include "support/timing.hpp"
+
+namespace takyon::test {
+namespace {
+
+enum class WaitIn { kRecv, kRecvZombiePeer, kSend, kDestroy };
+
+const char* wait_in_name(WaitIn where) {
+  switch (where) {
+    case WaitIn::kRecv:
+      return "Recv";
+    case WaitIn::kRecvZombiePeer:
+      return "RecvZombiePeer";
+    case WaitIn::kSend:
+      return "Send";
+    case WaitIn::kDestroy:
+      return "Destroy";
+  }
+  return "?";
+}
+
+using DisconnectParam = std::tuple<const char*, bool, WaitIn>;
+
+std::string disconnect_param_name(const ::testing::TestParamInfo<DisconnectParam>& info) {
+  const auto& [provider, polling, where] = info.param;
+  return std::string(provider) + (polling ? "_Polling_" : "_Event_") + wait_in_name(where);
+}
+
+class Disconnect : public PathTest, public ::testing::WithParamInterface<DisconnectParam> {
+ protected:
+  [[nodiscard]] const char* provider() const { return std::get<0>(GetParam()); }
+  [[nodiscard]] bool polling() const { return std::get<1>(GetParam()); }
+  [[nodiscard]] WaitIn where() const { return std::get<2>(GetParam()); }
+};
+
+// What the waiting call returned.
+struct Outcome {
+  bool ok = true;
+  bool timed_out = false;
+  std::string error;
+  double returned_at = 0;
+};
+
+// Makes the call this test waits in: recv on an empty buffer, send on a buffer the peer never
+// emptied (the first send filled it), or a graceful destroy the peer never answers.
+Outcome wait_in(WaitIn where, PathHandle& path) {
+  Outcome out;
+  switch (where) {
+    case WaitIn::kRecv:
+    case WaitIn::kRecvZombiePeer: {
+      uint64_t bytes = 0;
+      out.ok = takyonRecv(path.get(), 0, &bytes, nullptr, &out.timed_out);
+      out.error = path_error(path.get());
+      break;
+    }
+    case WaitIn::kSend:
+      out.ok = takyonSend(path.get(), 0, 100, 0, 0, &out.timed_out);
+      out.error = path_error(path.get());
+      break;
+    case WaitIn::kDestroy:
+      out.error = path.destroy();
+      out.ok = out.error.empty();
+      break;
+  }
+  out.returned_at = now_s();
+  return out;
+}
+
+void expect_disconnect_error(Endpoint& ep, const Outcome& out, double latency, WaitIn where) {
+  ::testing::Test::RecordProperty("latency_us", static_cast<int>(latency * 1e6));  // In the XML report.
+  TK_EXPECT(ep, !out.ok) << wait_in_name(where) << " returned success after the peer went away"
+                         << (out.timed_out ? " (timed out)" : "");
+  TK_EXPECT(ep, latency >= 0) << wait_in_name(where) << " returned " << -latency
+                              << " s before the peer went away: " << out.error;
+  TK_EXPECT(ep, latency <= kDisconnectBudget)
+      << wait_in_name(where) << " returned " << latency * 1000 << " ms after the peer went away (budget "
+      << kDisconnectBudget * 1000 << " ms)";
+  TK_EXPECT_AR(ep,
+               mentions_any(out.error, {"peer", "disconnect", "exited", "died", "gone", "destroy", "closed"}))
+      << "the error does not say the peer went away";
+}
+
+// After the error only a forced destroy remains: NULL, without waiting for anybody.
+void expect_forced_destroy(Endpoint& ep, PathHandle& path) {
+  const Stopwatch watch;
+  const std::string error = path.destroy();
+  TK_EXPECT(ep, error.empty()) << "destroy after an error must be forced and return NULL: " << error;
+  TK_EXPECT(ep, watch.seconds() < 0.1) << "forced destroy took " << watch.seconds() << " s";
+}
+
+// ---- Peer process killed with SIGKILL (InterProcess providers).
+
+using KilledPeer = Disconnect;
+
+TEST_P(KilledPeer, WaitingCallFailsPromptly) {
+  const uint32_t id = new_id();
+  allow_stale_shm(id);  // The dead process never unlinks its segment; that is the contract.
+  run_endpoints(
+      Mode::kProcesses,
+      [&](Endpoint& ep) {
+        Attrs attrs(provider(), id, true, polling(), 1, 1, 1024, 5.0);
+        PathHandle path = create_path(ep, attrs);
+        TK_ASSERT(ep, ep.wait_peer()) << "B never got ready";
+        if (where() == WaitIn::kSend) send_message(ep, path.get(), 0, 100);  // Fills B's only buffer.
+        std::atomic<double> killed_at{0};
+        std::thread killer([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(150));
+          killed_at.store(ep.kill_child(where() != WaitIn::kRecvZombiePeer));
+        });
+        const Outcome out = wait_in(where(), path);
+        killer.join();
+        expect_disconnect_error(ep, out, out.returned_at - killed_at.load(), where());
+        if (path) expect_forced_destroy(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs(provider(), id, false, polling(), 1, 1, 1024, 5.0);
+        PathHandle path = create_path(ep, attrs);
+        ep.notify_peer();
+        for (;;) pause();  // Never receives, never destroys: waits for SIGKILL.
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(InterProcess, KilledPeer,
+                         ::testing::Combine(::testing::Values("InterProcessMemcpy", "InterProcessPointer"),
+                                            ::testing::Bool(),
+                                            ::testing::Values(WaitIn::kRecv, WaitIn::kRecvZombiePeer,
+                                                              WaitIn::kSend, WaitIn::kDestroy)),
+                         disconnect_param_name);
+
+// ---- Peer endpoint destroyed (gracefully) while this side waits (every provider).
+
+using PeerDestroys = Disconnect;
+
+TEST_P(PeerDestroys, WaitingCallFailsPromptly) {
+  const uint32_t id = new_id();
+  run_endpoints(
+      mode_for(provider()),
+      [&](Endpoint& ep) {
+        Attrs attrs(provider(), id, true, polling(), 1, 1, 1024, 5.0);
+        PathHandle path = create_path(ep, attrs);
+        TK_ASSERT(ep, ep.wait_peer()) << "B never got ready";
+        if (where() == WaitIn::kSend) send_message(ep, path.get(), 0, 100);
+        ep.notify_peer();  // B destroys 150 ms from now.
+        const Outcome out = wait_in(where(), path);
+        double destroyed_at = 0;
+        TK_ASSERT(ep, ep.wait_peer(kDefaultTimeout, &destroyed_at)) << "B never destroyed";
+        expect_disconnect_error(ep, out, out.returned_at - destroyed_at, where());
+        if (path) expect_forced_destroy(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs(provider(), id, false, polling(), 1, 1, 1024, 5.0);
+        PathHandle path = create_path(ep, attrs);
+        ep.notify_peer();
+        TK_ASSERT(ep, ep.wait_peer());
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        ep.notify_peer(now_s());
+        const Stopwatch watch;
+        (void)path.destroy();  // Graceful; its result depends on how A ends, only its duration matters.
+        TK_EXPECT(ep, watch.seconds() < 1.0)
+            << "B's destroy took " << watch.seconds() << " s although A failed and destroyed right away";
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(AllProviders, PeerDestroys,
+                         ::testing::Combine(::testing::ValuesIn(kAllProviders), ::testing::Bool(),
+                                            ::testing::Values(WaitIn::kRecv, WaitIn::kSend)),
+                         disconnect_param_name);
+
+}  // namespace
+}  // namespace takyon::test

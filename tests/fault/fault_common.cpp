@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Error-message checks for the fault tests.
+#include "fault/fault_common.hpp"
+
+#include <cctype>
+
+#include "support/path_ops.hpp"
+
+namespace takyon::test {
+
+std::vector<BadInterconnect> bad_interconnects(const std::string& p) {
+  return {
+      {"", {"interconnect"}, {}},
+      {"   ", {"interconnect"}, {}},
+      {"Bogus -ID=1", {"Bogus"}, {}},
+      {"x" + p + " -ID=1", {"x" + p}, {}},
+      {p, {"-ID"}, {"missing", "required", "needs", "no "}},
+      {p + " -ID=1 -ID=2", {"-ID"}, {"twice", "duplicate", "more than once", "again"}},
+      {p + " -ID=abc", {"abc"}, {}},
+      {p + " -ID=-5", {"-5"}, {}},
+      {p + " -ID=4294967296", {"4294967296"}, {}},
+      {p + " -ID=99999999999999999999999", {"99999999999999999999999"}, {}},
+      {p + " -ID=1 -bogusflag", {"bogusflag"}, {}},
+      {p + " -ID=1 -boguskey=3", {"boguskey"}, {}},
+      {p + " -ID", {"-ID"}, {}},
+      {p + " -ID=", {"-ID"}, {}},
+      {p + " -ID=1 stray", {"stray"}, {}},
+      {"-ID=1 " + p, {"-ID=1"}, {}},
+  };
+}
+
+::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (text.find(word) == std::string::npos) {
+      return ::testing::AssertionFailure() << "the message does not mention '" << word << "':\n" << text;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words) {
+  std::string list;
+  for (const std::string& word : words) {
+    if (contains_ci(text, word)) return ::testing::AssertionSuccess();
+    list += (list.empty() ? "'" : ", '") + word + "'";
+  }
+  return ::testing::AssertionFailure() << "the message mentions none of " << list << ":\n" << text;
+}
+
+bool mentions_number(std::string_view text, std::string_view number) {
+  size_t pos = 0;
+  while ((pos = text.find(number, pos)) != std::string_view::npos) {
+    const bool left = pos == 0 || std::isdigit(static_cast<unsigned char>(text[pos - 1])) == 0;
+    const size_t end = pos + number.size();
+    const bool right = end == text.size() || std::isdigit(static_cast<unsigned char>(text[end])) == 0;
+    if (left && right) return true;
+    pos = end;
+  }
+  return false;
+}
+
+}  // namespace takyon::test

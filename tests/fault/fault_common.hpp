@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Shared helpers of the fault tests: error-message checks and the disconnect latency budget.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace takyon::test {
+
+/// The contract: a call waiting on a peer that died or destroyed its endpoint returns within
+/// 100 ms of the kill() call or the peer's takyonDestroy() call. No slack: measured latencies are
+/// a few ms, also under ASan and TSan.
+inline constexpr double kDisconnectBudget = 0.100;
+
+/// A bad interconnect string and what its error must mention.
+struct BadInterconnect {
+  std::string text;
+  std::vector<std::string> all_of;  // case-sensitive
+  std::vector<std::string> any_of;  // case-insensitive; empty: no requirement
+};
+/// Syntax and value errors in the provider string of `provider` (both APIs reject each).
+std::vector<BadInterconnect> bad_interconnects(const std::string& provider);
+
+/// Every word appears in text (case-sensitive: field names, values, provider names).
+::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words);
+/// At least one word appears in text (case-insensitive: prose such as "twice" or "duplicate").
+::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words);
+/// `number` appears as a whole number (no digit right before or after it).
+bool mentions_number(std::string_view text, std::string_view number);
+
+}  // namespace takyon::test

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Provider traits, test parameters and an owner of TakyonPathAttributes with its four lists.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/endpoint_runner.hpp"
+#include "support/timing.hpp"
+#include "takyon/takyon.h"
+
+namespace takyon::test {
+
+inline constexpr const char* kAllProviders[] = {"InterThreadMemcpy", "InterThreadPointer",
+                                                "InterProcessMemcpy", "InterProcessPointer"};
+
+[[nodiscard]] bool is_inter_process(std::string_view provider);
+/// Pointer providers: the sender's send buffer is the receiver's receive buffer.
+[[nodiscard]] bool is_pointer(std::string_view provider);
+/// The mode the runner uses for the provider: threads for InterThread*, processes for InterProcess*.
+[[nodiscard]] Mode mode_for(std::string_view provider);
+/// "<provider> -ID=<id>".
+[[nodiscard]] std::string interconnect_for(std::string_view provider, uint32_t id);
+
+/// One instantiation of a provider-parameterized suite.
+struct ProviderParam {
+  const char* provider;
+  bool polling;
+};
+/// For gtest's messages: "InterThreadMemcpy, polling".
+void PrintTo(const ProviderParam& param, std::ostream* os);
+/// The four providers, each polling and event driven.
+[[nodiscard]] std::vector<ProviderParam> all_provider_params();
+/// "InterThreadMemcpy_Polling", "InterProcessPointer_Event", ...
+[[nodiscard]] std::string provider_param_name(const ::testing::TestParamInfo<ProviderParam>& info);
+/// Test name suffix for suites parameterized over the provider name alone.
+[[nodiscard]] std::string provider_name_param_name(const ::testing::TestParamInfo<const char*>& info);
+
+/// Owns a TakyonPathAttributes and its four lists (sized for this endpoint). Edit the vectors or
+/// `attrs`, then pass get() to takyonCreate(); get() points the lists at the vectors (NULL when a
+/// vector is empty), so set a list pointer to something else only after calling get().
+class Attrs {
+ public:
+  /// Every buffer `bytes` bytes, all six timeouts `timeout`, blocking, verbosity none, no abort.
+  Attrs(std::string_view provider, uint32_t id, bool endpoint_a, bool polling, int nbufs_atob, int nbufs_btoa,
+        uint64_t bytes, double timeout = kDefaultTimeout);
+
+  TakyonPathAttributes* get();
+  void set_timeouts(double seconds);
+  void set_interconnect(std::string_view text);
+  [[nodiscard]] int nbufs_send() const { return attrs.is_endpointA ? attrs.nbufs_AtoB : attrs.nbufs_BtoA; }
+  [[nodiscard]] int nbufs_recv() const { return attrs.is_endpointA ? attrs.nbufs_BtoA : attrs.nbufs_AtoB; }
+
+  TakyonPathAttributes attrs{};
+  std::vector<uint64_t> send_bytes;
+  std::vector<uint64_t> recv_bytes;
+  std::vector<size_t> send_addrs;
+  std::vector<size_t> recv_addrs;
+};
+
+}  // namespace takyon::test
