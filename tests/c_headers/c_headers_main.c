@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs the C header checks; the real test is that this program compiled and linked as C99. */
+#include <takyon/takyon.h>
+#include <takyon/takyon.h>            /* NOLINT(readability-duplicate-include): on purpose */
+#include <takyon/takyon_extensions.h> /* both headers together, included twice: guards work */
+
+#include <stdio.h>
+
+#include "c_headers_check.h"
+
+int main(void) {
+  int takyon_h = checkTakyonHeader();
+  int extensions_h = checkExtensionsHeader();
+  fprintf(stderr, "(the next lines, if any, are the expected complaints about NULL paths)\n");
+  int null_path = checkNullPathCalls();
+  printf("takyon.h: %s, takyon_extensions.h: %s, NULL path calls rejected: %s\n",
+         takyon_h == 0 ? "ok" : "FAILED", extensions_h == 0 ? "ok" : "FAILED",
+         null_path == 0 ? "ok" : "FAILED");
+  return (takyon_h == 0 && extensions_h == 0 && null_path == 0) ? 0 : 1;
+}
