@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Shared by ci/test.sh and ci/main.sh: the Debian packages the build needs, installed when missing.
+
+# The one list of packages (Debian 12 names). Add to it here, nowhere else.
+TAKYON_CI_PACKAGES=(
+  build-essential # gcc, g++, make, libc headers
+  cmake           # >= 3.25 (Debian 12 has 3.25)
+  pkg-config      # the install test builds a consumer through takyon.pc
+  libgtest-dev    # GoogleTest (GTest::gtest, GTest::gtest_main)
+)
+
+takyon_ci_log() { printf '[takyon-ci %(%H:%M:%S)T] %s\n' -1 "$*"; }
+
+# Installs the packages of TAKYON_CI_PACKAGES that dpkg does not report as installed.
+# Runs `apt-get update` only if something is missing. Needs root (or sudo) only then.
+takyon_ci_install_packages() {
+  local missing=() package
+  for package in "${TAKYON_CI_PACKAGES[@]}"; do
+    if ! dpkg -s "$package" 2>/dev/null | grep -q '^Status: install ok installed'; then
+      missing+=("$package")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    takyon_ci_log "packages: all present (${TAKYON_CI_PACKAGES[*]})"
+    return 0
+  fi
+  takyon_ci_log "packages: installing ${missing[*]}"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      echo "takyon-ci: missing packages (${missing[*]}) and not root; install them or run as root" >&2
+      return 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The README's test command: install what is missing, then build and run every ctest test in three
+# configurations (RelWithDebInfo, ASan+UBSan, TSan), each in its own build/<name> directory.
+#
+#   bash ci/test.sh                       # all three, as CI runs it (Debian 12, as root)
+#   TAKYON_CI_CONFIGS="normal" bash ci/test.sh
+#
+# Environment knobs (all optional):
+#   TAKYON_CI_CONFIGS   which configurations, in order (default "normal asan tsan")
+#   TAKYON_CI_JOBS      parallel build jobs and ctest -j (default 2)
+#   TAKYON_CI_BUDGET_<name>  seconds the ctest run of that configuration may take in all
+#                       (defaults: normal 300, asan 420, tsan 480); each test also has its own timeout
+#   TAKYON_CI_CTEST_ARGS extra ctest arguments, e.g. "-L examples" or "-E bench"
+# Exit status: 0 if every configuration built and passed, 1 otherwise. Logs: build/<name>/ci-*.log.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 1
+# shellcheck source=ci/common.sh
+source ci/common.sh
+
+JOBS="${TAKYON_CI_JOBS:-2}"
+read -r -a CONFIGS <<<"${TAKYON_CI_CONFIGS:-normal asan tsan}"
+read -r -a EXTRA_CTEST_ARGS <<<"${TAKYON_CI_CTEST_ARGS:-}"
+START=$SECONDS
+
+takyon_ci_install_packages || {
+  echo "takyon-ci: could not install the required packages" >&2
+  exit 1
+}
+
+# Sanitizer runtime options; the caller's own settings come first and win.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}"
+
+RESTORE_MMAP_RND_BITS=""
+# shellcheck disable=SC2317  # called by the EXIT trap
+restore_sysctl() {
+  if [ -n "$RESTORE_MMAP_RND_BITS" ]; then
+    { echo "$RESTORE_MMAP_RND_BITS" >/proc/sys/vm/mmap_rnd_bits; } 2>/dev/null || true
+  fi
+}
+trap restore_sysctl EXIT
+
+# probe_sanitizer <flag>: checks that a sanitized binary runs on this kernel and sets LAUNCHER to
+# what makes it run (nothing, or setarch -R = no ASLR). Sanitizer runtimes of GCC 12 can fail on
+# kernels with more mmap randomization bits than they know ("unexpected memory mapping").
+# Returns 1 if nothing helps.
+LAUNCHER=()
+probe_sanitizer() {
+  local flag=$1 dir="$ROOT/build/ci-probe-$1"
+  mkdir -p "$dir"
+  cat >"$dir/probe.c" <<'PROBE'
+#include <pthread.h>
+#include <stdlib.h>
+static void *work(void *p) { return p; }
+int main(void) {
+  pthread_t t;
+  void *m = malloc(16);
+  if (pthread_create(&t, NULL, work, m) != 0) return 1;
+  pthread_join(t, NULL);
+  free(m);
+  return 0;
+}
+PROBE
+  LAUNCHER=()
+  if ! cc -fsanitize="$flag" -g -pthread "$dir/probe.c" -o "$dir/probe" >"$dir/probe.log" 2>&1; then
+    takyon_ci_log "$flag sanitizer: the compiler cannot build a sanitized program:"
+    cat "$dir/probe.log"
+    return 1
+  fi
+  if "$dir/probe" >"$dir/probe.log" 2>&1; then
+    return 0
+  fi
+  if grep -q "LeakSanitizer has encountered a fatal error" "$dir/probe.log"; then
+    # LSan needs ptrace-like thread suspension, which some containers forbid.
+    takyon_ci_log "$flag sanitizer: LeakSanitizer cannot run here; leak checks off"
+    export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    "$dir/probe" >"$dir/probe.log" 2>&1 && return 0
+  fi
+  local arch
+  arch="$(uname -m)"
+  if setarch "$arch" -R "$dir/probe" >"$dir/probe.log" 2>&1; then
+    takyon_ci_log "$flag sanitizer: needs ASLR off on this kernel; running under 'setarch $arch -R'"
+    LAUNCHER=(setarch "$arch" -R)
+    return 0
+  fi
+  local bits
+  bits="$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo "")"
+  if [ "$(id -u)" -eq 0 ] && [ -n "$bits" ] && [ "$bits" -gt 28 ]; then
+    if { echo 28 >/proc/sys/vm/mmap_rnd_bits; } 2>/dev/null; then
+      [ -z "$RESTORE_MMAP_RND_BITS" ] && RESTORE_MMAP_RND_BITS="$bits"
+    fi
+    if [ -n "$RESTORE_MMAP_RND_BITS" ] && "$dir/probe" >"$dir/probe.log" 2>&1; then
+      takyon_ci_log "$flag sanitizer: vm.mmap_rnd_bits lowered from $bits to 28 (restored on exit)"
+      return 0
+    fi
+  fi
+  takyon_ci_log "$flag sanitizer: sanitized programs do not run on this machine:"
+  cat "$dir/probe.log"
+  return 1
+}
+
+declare -A RESULT BUILD_S TEST_S DETAIL
+# run_config <name> <ctest budget seconds> <cmake args...>
+run_config() {
+  local name=$1 budget=$2
+  shift 2
+  local dir="build/$name" t0 rc
+  mkdir -p "$dir"
+  takyon_ci_log "$name: configure ($*)"
+  t0=$SECONDS
+  if ! "${LAUNCHER[@]}" cmake -S . -B "$dir" "$@" >"$dir/ci-configure.log" 2>&1; then
+    tail -n 60 "$dir/ci-configure.log"
+    RESULT[$name]=FAILED DETAIL[$name]="configure failed, see $dir/ci-configure.log"
+    BUILD_S[$name]=$((SECONDS - t0))
+    return 1
+  fi
+  takyon_ci_log "$name: build (-j$JOBS), log in $dir/ci-build.log"
+  # gtest_discover_tests runs the test programs while building, hence the launcher here too.
+  if ! "${LAUNCHER[@]}" cmake --build "$dir" -j "$JOBS" >"$dir/ci-build.log" 2>&1; then
+    grep -E -B2 -A12 "error|Error" "$dir/ci-build.log" | tail -n 150
+    RESULT[$name]=FAILED DETAIL[$name]="build failed, see $dir/ci-build.log"
+    BUILD_S[$name]=$((SECONDS - t0))
+    return 1
+  fi
+  BUILD_S[$name]=$((SECONDS - t0))
+  takyon_ci_log "$name: built in ${BUILD_S[$name]} s; ctest -j$JOBS (budget ${budget} s)"
+  t0=$SECONDS
+  # The full ctest output goes to ci-ctest.log; the terminal gets everything but the lines of
+  # tests that started or passed (failures keep their output: --output-on-failure).
+  timeout -k 20 "$budget" "${LAUNCHER[@]}" ctest --test-dir "$dir" --output-on-failure --no-tests=error \
+    -j "$JOBS" "${EXTRA_CTEST_ARGS[@]}" 2>&1 | tee "$dir/ci-ctest.log" |
+    grep -v -E '^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$'
+  rc=${PIPESTATUS[0]}
+  TEST_S[$name]=$((SECONDS - t0))
+  local line
+  line="$(grep -E '^[0-9]+% tests passed' "$dir/ci-ctest.log" | tail -n 1)"
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    RESULT[$name]=FAILED DETAIL[$name]="ctest exceeded its ${budget} s budget and was stopped"
+  elif [ "$rc" -ne 0 ]; then
+    RESULT[$name]=FAILED DETAIL[$name]="${line:-ctest exited with $rc}"
+  else
+    RESULT[$name]=PASSED DETAIL[$name]="$line"
+  fi
+  [ ${#LAUNCHER[@]} -gt 0 ] && DETAIL[$name]+=" (under ${LAUNCHER[*]})"
+  [ "${RESULT[$name]}" = PASSED ]
+}
+
+for config in "${CONFIGS[@]}"; do
+  LAUNCHER=()
+  case "$config" in
+    normal)
+      run_config normal "${TAKYON_CI_BUDGET_normal:-300}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE=
+      ;;
+    asan)
+      if probe_sanitizer address,undefined; then
+        run_config asan "${TAKYON_CI_BUDGET_asan:-420}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+          -DTAKYON_SANITIZE=address
+      else
+        RESULT[asan]=FAILED DETAIL[asan]="ASan programs cannot run on this machine"
+      fi
+      ;;
+    tsan)
+      if probe_sanitizer thread; then
+        run_config tsan "${TAKYON_CI_BUDGET_tsan:-480}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+          -DTAKYON_SANITIZE=thread
+      else
+        RESULT[tsan]=FAILED DETAIL[tsan]="TSan programs cannot run on this machine"
+      fi
+      ;;
+    *)
+      echo "takyon-ci: unknown configuration '$config' (normal, asan, tsan)" >&2
+      RESULT[$config]=FAILED DETAIL[$config]="unknown configuration"
+      ;;
+  esac
+done
+
+status=0
+echo
+echo "== Takyon ci/test.sh summary (build -j$JOBS, ctest -j$JOBS, $(nproc) cores) =="
+for config in "${CONFIGS[@]}"; do
+  case "$config" in
+    normal) what="RelWithDebInfo" ;;
+    asan) what="TAKYON_SANITIZE=address" ;;
+    tsan) what="TAKYON_SANITIZE=thread" ;;
+    *) what="?" ;;
+  esac
+  printf '%-7s %-24s %-7s build %4ss  ctest %4ss  %s\n' "$config" "$what" "${RESULT[$config]:-FAILED}" \
+    "${BUILD_S[$config]:--}" "${TEST_S[$config]:--}" "${DETAIL[$config]:-}"
+  [ "${RESULT[$config]:-FAILED}" = PASSED ] || status=1
+done
+echo "total $((SECONDS - START)) s: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
+exit $status
