@@ -13,10 +13,6 @@
 namespace takyon::detail {
 namespace {
 
-constexpr uint32_t kWaitPosted = 1u;
-constexpr uint32_t kWaitConsumed = 2u;
-constexpr uint32_t kWaitClosed = 4u;
-
 // How often a waiter checks that the peer process still exists: well inside the 100 ms budget.
 constexpr int64_t kLivenessPeriodNs = 5'000'000;
 // A polling waiter spins flat out this long, then yields the CPU between checks so that more
@@ -45,19 +41,19 @@ const char* wait_name(int what) {
 
 }  // namespace
 
-Mailbox::Mailbox(Side mine, Side peer, int nlines, bool process_shared, bool polling, PeerMonitor* monitor)
+Mailbox::Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared, bool polling,
+                 PeerMonitor* monitor)
     : mine_(mine),
       peer_(peer),
-      nlines_(nlines),
+      nsend_(nsend),
+      nrecv_(nrecv),
       shared_(process_shared),
       polling_(polling),
       monitor_(monitor),
-      posted_(static_cast<size_t>(nlines)),
-      consumed_(static_cast<size_t>(nlines)) {
-  for (int k = 0; k < nlines_; ++k) {
-    posted_[k] = mine_.lines[k].posted.load(std::memory_order_relaxed);
-    consumed_[k] = mine_.acks[k].consumed.load(std::memory_order_relaxed);
-  }
+      posted_(static_cast<size_t>(nsend)),
+      consumed_(static_cast<size_t>(nrecv)) {
+  for (int k = 0; k < nsend_; ++k) posted_[k] = peer_.recv_slots[k].posted.load(std::memory_order_relaxed);
+  for (int k = 0; k < nrecv_; ++k) consumed_[k] = mine_.recv_slots[k].consumed.load(std::memory_order_relaxed);
 }
 
 bool Mailbox::peer_closing() const noexcept { return peer_.header->closing.load(std::memory_order_acquire) != 0; }
@@ -74,8 +70,8 @@ Status Mailbox::disconnected(WaitFor what, int k, const std::string& why, ErrorL
 }
 
 template <typename Ready>
-Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_waiting, uint32_t bit,
-                     WaitFor what, int k, Deadline deadline, ErrorLog& log) {
+Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what,
+                     int k, Deadline deadline, ErrorLog& log) {
   if (ready()) return Status::kOk;
   // The clock is read only once a wait lasts (first check after 64 spins when polling): a
   // ping-pong's waits are shorter than that and never pay for it.
@@ -102,12 +98,12 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
         // Event driven: advertise, re-check (the writer either sees the bit or we see its
         // store), then sleep until woken, the deadline, or the next liveness check.
         const uint32_t observed = word.load(std::memory_order_seq_cst);
-        my_waiting.fetch_or(bit, std::memory_order_seq_cst);
+        my_flag.store(1, std::memory_order_seq_cst);
         if (!ready() && (what == WaitFor::kPeerClosing || !peer_closing())) {
           const int64_t slice = std::min(deadline.remaining_ns(now), next_liveness - now);
           sys::futex_wait(futex_word(word), observed, std::max<int64_t>(slice, 1000), shared_);
         }
-        my_waiting.fetch_and(~bit, std::memory_order_seq_cst);
+        my_flag.store(0, std::memory_order_relaxed);
       } else if (now - start > kSpinBeforeYieldNs) {
         sched_yield();
       }
@@ -119,40 +115,31 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
 }
 
 Status Mailbox::wait_send_slot(int k, Deadline start, ErrorLog& log) {
-  const MailboxLine& peer_line = peer_.lines[k];
-  const std::atomic<uint32_t>& acked = peer_.acks[k].consumed;
-  const uint64_t target = posted_[k];
-  const auto target32 = static_cast<uint32_t>(target);
-  // The piggybacked count is in a line this endpoint already holds after a reply; the ack line is
-  // read only when that is not enough (one-way traffic). The peer's consumed count is target - 1
-  // or target, so comparing it mod 2^32 is exact; the snapshot may be old, hence 64-bit.
-  return wait(
-      [&] {
-        return peer_line.consumed_seen.load(std::memory_order_acquire) == target ||
-               acked.load(std::memory_order_acquire) == target32;
-      },
-      acked, mine_.lines[k].waiting, kWaitConsumed, WaitFor::kFreeBuffer, k, start, log);
+  MailboxSlot& slot = peer_.recv_slots[k];
+  const uint32_t target = posted_[k];
+  // The receiver's consumed count is target - 1 or target, so 32 bits compare exactly.
+  return wait([&] { return slot.consumed.load(std::memory_order_acquire) == target; }, slot.consumed,
+              slot.sender_sleeping, WaitFor::kFreeBuffer, k, start, log);
 }
 
 void Mailbox::post(int k, uint64_t bytes, uint64_t offset) {
-  MailboxLine& line = mine_.lines[k];
-  line.bytes.store(bytes, std::memory_order_relaxed);
-  line.offset.store(offset, std::memory_order_relaxed);
-  line.consumed_seen.store(consumed_[k], std::memory_order_release);
-  line.posted.store(static_cast<uint32_t>(++posted_[k]), std::memory_order_seq_cst);
-  if ((peer_.lines[k].waiting.load(std::memory_order_seq_cst) & kWaitPosted) != 0) {
-    sys::futex_wake(futex_word(line.posted), INT_MAX, shared_);
+  MailboxSlot& slot = peer_.recv_slots[k];
+  slot.bytes.store(bytes, std::memory_order_relaxed);
+  slot.offset.store(offset, std::memory_order_relaxed);
+  slot.posted.store(++posted_[k], std::memory_order_seq_cst);
+  if (slot.recver_sleeping.load(std::memory_order_seq_cst) != 0) {
+    sys::futex_wake(futex_word(slot.posted), INT_MAX, shared_);
   }
 }
 
 Status Mailbox::receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log) {
-  const MailboxLine& peer_line = peer_.lines[k];
-  const auto seen = static_cast<uint32_t>(consumed_[k]);
-  const Status status = wait([&] { return peer_line.posted.load(std::memory_order_acquire) != seen; },
-                             peer_line.posted, mine_.lines[k].waiting, kWaitPosted, WaitFor::kMessage, k, start, log);
+  MailboxSlot& slot = mine_.recv_slots[k];
+  const uint32_t seen = consumed_[k];
+  const Status status = wait([&] { return slot.posted.load(std::memory_order_acquire) != seen; }, slot.posted,
+                             slot.recver_sleeping, WaitFor::kMessage, k, start, log);
   if (status != Status::kOk) return status;
-  const uint64_t bytes = peer_line.bytes.load(std::memory_order_relaxed);
-  const uint64_t offset = peer_line.offset.load(std::memory_order_relaxed);
+  const uint64_t bytes = slot.bytes.load(std::memory_order_relaxed);
+  const uint64_t offset = slot.offset.load(std::memory_order_relaxed);
   if (offset > recv_bytes || bytes > recv_bytes - offset) {
     return TAKYON_FAIL(log, Status::kProtocol,
                        "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
@@ -161,28 +148,25 @@ Status Mailbox::receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& 
   }
   out.bytes = bytes;
   out.offset = offset;
-  MailboxAck& ack = mine_.acks[k];
-  ack.consumed.store(static_cast<uint32_t>(++consumed_[k]), std::memory_order_seq_cst);
-  if ((peer_.lines[k].waiting.load(std::memory_order_seq_cst) & kWaitConsumed) != 0) {
-    sys::futex_wake(futex_word(ack.consumed), INT_MAX, shared_);
+  slot.consumed.store(++consumed_[k], std::memory_order_seq_cst);
+  if (slot.sender_sleeping.load(std::memory_order_seq_cst) != 0) {
+    sys::futex_wake(futex_word(slot.consumed), INT_MAX, shared_);
   }
   return Status::kOk;
 }
 
 void Mailbox::close() {
   mine_.header->closing.store(1, std::memory_order_seq_cst);
-  // Wake every peer thread that may sleep on one of our words; it will see `closing`.
+  // Wake every peer thread that may sleep on a word it shares with us; it will see `closing`.
   sys::futex_wake(futex_word(mine_.header->closing), INT_MAX, shared_);
-  for (int k = 0; k < nlines_; ++k) {
-    sys::futex_wake(futex_word(mine_.lines[k].posted), INT_MAX, shared_);
-    sys::futex_wake(futex_word(mine_.acks[k].consumed), INT_MAX, shared_);
-  }
+  for (int k = 0; k < nrecv_; ++k) sys::futex_wake(futex_word(mine_.recv_slots[k].consumed), INT_MAX, shared_);
+  for (int k = 0; k < nsend_; ++k) sys::futex_wake(futex_word(peer_.recv_slots[k].posted), INT_MAX, shared_);
 }
 
 Status Mailbox::wait_peer_closing(Deadline deadline, ErrorLog& log) {
   const std::atomic<uint32_t>& closing = peer_.header->closing;
   return wait([&] { return closing.load(std::memory_order_acquire) != 0; }, closing, mine_.header->waiting,
-              kWaitClosed, WaitFor::kPeerClosing, 0, deadline, log);
+              WaitFor::kPeerClosing, 0, deadline, log);
 }
 
 }  // namespace takyon::detail

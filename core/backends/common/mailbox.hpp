@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Mailbox: the notification protocol of the shared-memory backends (inter-thread, inter-process).
 //
-// Each endpoint owns a header, a *post line* and an *ack line* per buffer index, all written only
-// by that endpoint and read by its peer. Post line k carries the messages posted on send buffer k
-// (count, size, offset) and, piggybacked, how many messages this endpoint has consumed from its
-// own receive buffer k; ack line k carries that consumed count as soon as a receive returns. A
-// sender finds its buffer free in the peer's post line (which it already holds after a reply) and
-// reads the ack line only when nothing came back, so a ping-pong moves one cache line per
-// direction, as a bare cache-line ping-pong does, and a one-way stream still sees every receive.
-// Waiting spins (polling) or sleeps on a futex (event driven); the writer wakes a sleeper only when
-// the sleeper advertised itself, so polling paths make no system calls.
+// Each receive buffer has one 64-byte slot, placed with the receiver's buffers. The sender writes
+// the message count, size and offset into it; the receiver writes its consumed count into the same
+// line right after reading it. Each side thus reads a line and then writes it, the pattern the
+// cache coherence protocol hands over in a single migration (a layout where each side only writes
+// its own lines measured ~1.6x slower on a ping-pong). Waiting spins (polling) or sleeps on a futex
+// (event driven); the writer wakes a sleeper only when the sleeper advertised itself in the slot,
+// so polling paths make no system calls.
 #pragma once
 
 #include <atomic>
@@ -21,27 +19,23 @@
 
 namespace takyon::detail {
 
-/// Post line k: what the peer polls while waiting for a message in its receive buffer k.
-struct alignas(64) MailboxLine {
-  std::atomic<uint32_t> posted{0};         ///< Messages posted on send buffer k, mod 2^32 (futex word).
-  std::atomic<uint32_t> waiting{0};        ///< What this endpoint sleeps on in the peer's lines k (kWait* bits).
-  std::atomic<uint64_t> consumed_seen{0};  ///< Receive buffer k's consumed count (64-bit) at the latest post.
-  std::atomic<uint64_t> bytes{0};          ///< Size of the latest message posted on send buffer k.
-  std::atomic<uint64_t> offset{0};         ///< Its offset in the peer's receive buffer k.
-};
-
-/// Ack line k: messages this endpoint has received on its receive buffer k.
-struct alignas(64) MailboxAck {
-  std::atomic<uint32_t> consumed{0};  ///< Messages received, mod 2^32 (futex word of a waiting sender).
+/// The slot of one receive buffer.
+struct alignas(64) MailboxSlot {
+  std::atomic<uint32_t> posted{0};           ///< Messages posted (sender; futex word of a waiting receiver).
+  std::atomic<uint32_t> consumed{0};         ///< Messages received (receiver; futex word of a waiting sender).
+  std::atomic<uint32_t> recver_sleeping{0};  ///< Receiver asleep on `posted`.
+  std::atomic<uint32_t> sender_sleeping{0};  ///< Sender asleep on `consumed`.
+  std::atomic<uint64_t> bytes{0};            ///< Size of the latest message.
+  std::atomic<uint64_t> offset{0};           ///< Its offset in the receive buffer.
 };
 
 /// The cache line an endpoint owns for path-wide state.
 struct alignas(64) MailboxHeader {
   std::atomic<uint32_t> closing{0};  ///< 1 once this endpoint is being destroyed (futex word).
-  std::atomic<uint32_t> waiting{0};  ///< kWaitClosed while this endpoint sleeps on the peer's closing.
+  std::atomic<uint32_t> waiting{0};  ///< Nonzero while this endpoint sleeps on the peer's closing.
 };
 
-static_assert(sizeof(MailboxLine) == 64 && sizeof(MailboxAck) == 64 && sizeof(MailboxHeader) == 64);
+static_assert(sizeof(MailboxSlot) == 64 && sizeof(MailboxHeader) == 64);
 static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free);
 
 /// Tells whether the peer endpoint's process still exists (inter-process only).
@@ -56,13 +50,13 @@ class Mailbox {
  public:
   struct Side {
     MailboxHeader* header = nullptr;
-    MailboxLine* lines = nullptr;
-    MailboxAck* acks = nullptr;
+    MailboxSlot* recv_slots = nullptr;  ///< One per receive buffer of that endpoint.
   };
 
-  /// `mine` is written only by this endpoint, `peer` only by the peer; both hold `nlines` lines.
-  /// `process_shared`: the memory is shared between processes (shared futexes). `monitor` may be null.
-  Mailbox(Side mine, Side peer, int nlines, bool process_shared, bool polling, PeerMonitor* monitor);
+  /// `mine`: this endpoint's header and the slots of its `nrecv` receive buffers; `peer`: the
+  /// peer's, whose receive buffers are this endpoint's `nsend` send buffers. `process_shared`: the
+  /// memory is shared between processes (shared futexes). `monitor` may be null.
+  Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared, bool polling, PeerMonitor* monitor);
 
   /// Waits until the peer received every message posted on send buffer k (its receive buffer is
   /// free). kOk, kTimedOut, kDisconnected.
@@ -84,18 +78,19 @@ class Mailbox {
  private:
   enum class WaitFor { kMessage, kFreeBuffer, kPeerClosing };
   template <typename Ready>
-  Status wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_waiting, uint32_t bit,
-              WaitFor what, int k, Deadline deadline, ErrorLog& log);
+  Status wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what, int k,
+              Deadline deadline, ErrorLog& log);
   Status disconnected(WaitFor what, int k, const std::string& why, ErrorLog& log);
 
   Side mine_;
   Side peer_;
-  int nlines_;
+  int nsend_;
+  int nrecv_;
   bool shared_;
   bool polling_;
   PeerMonitor* monitor_;
-  std::vector<uint64_t> posted_;    ///< Messages posted per send buffer (mine_.lines[k].posted mod 2^32).
-  std::vector<uint64_t> consumed_;  ///< Messages received per receive buffer (mine_.acks[k].consumed mod 2^32).
+  std::vector<uint32_t> posted_;    ///< Messages posted per send buffer.
+  std::vector<uint32_t> consumed_;  ///< Messages received per receive buffer.
 };
 
 }  // namespace takyon::detail

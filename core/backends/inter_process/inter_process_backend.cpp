@@ -128,9 +128,8 @@ class InterProcessEndpoint final : public Backend {
 
     const SegmentHeader& theirs = peer_.header();
     if (theirs.pid != mine.pid) monitor_ = std::make_unique<PidMonitor>(theirs.pid);
-    mailbox_.emplace(Mailbox::Side{&mine.mailbox, own_.lines(), own_.acks()},
-                     Mailbox::Side{&peer_.header().mailbox, peer_.lines(), peer_.acks()}, static_cast<int>(mine.nlines), true,
-                     polling_, monitor_.get());
+    mailbox_.emplace(Mailbox::Side{&mine.mailbox, own_.slots()}, Mailbox::Side{&peer_.header().mailbox, peer_.slots()},
+                     static_cast<int>(mine.nsend), static_cast<int>(mine.nrecv), true, polling_, monitor_.get());
     recv_bytes_ = layout.recv_bytes;
     for (uint32_t i = 0; i < layout.recv_bytes.size(); ++i) buffers_.recv.push_back(own_.recv_buffer(i));
     const std::vector<uint64_t> peer_recv = peer_.recv_sizes();

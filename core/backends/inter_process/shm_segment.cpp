@@ -22,7 +22,7 @@ namespace takyon::detail {
 namespace {
 
 constexpr uint64_t kMagic = 0x54414b594f4e5348ull;  // "TAKYONSH"
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 
 uint64_t random_nonce() {
   static thread_local std::mt19937_64 engine(std::random_device{}() ^ static_cast<uint64_t>(now_ns()) ^
@@ -89,12 +89,8 @@ void ShmSegment::unlink_if_stale_and_close() noexcept {
   close();
 }
 
-MailboxLine* ShmSegment::lines() const noexcept {
-  return reinterpret_cast<MailboxLine*>(base_ + header().lines_offset);
-}
-
-MailboxAck* ShmSegment::acks() const noexcept {
-  return reinterpret_cast<MailboxAck*>(base_ + header().lines_offset + uint64_t{header().nlines} * sizeof(MailboxLine));
+MailboxSlot* ShmSegment::slots() const noexcept {
+  return reinterpret_cast<MailboxSlot*>(base_ + header().slots_offset);
 }
 
 std::vector<uint64_t> ShmSegment::send_sizes() const {
@@ -117,9 +113,8 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   name_ = name;
   const uint32_t nsend = static_cast<uint32_t>(layout.send_bytes.size());
   const uint32_t nrecv = static_cast<uint32_t>(layout.recv_bytes.size());
-  const uint32_t nlines = std::max({nsend, nrecv, 1u});
-  const uint64_t lines_offset = round_up(sizeof(SegmentHeader), 64);
-  const uint64_t sizes_offset = lines_offset + uint64_t{nlines} * (sizeof(MailboxLine) + sizeof(MailboxAck));
+  const uint64_t slots_offset = round_up(sizeof(SegmentHeader), 64);
+  const uint64_t sizes_offset = slots_offset + uint64_t{nrecv} * sizeof(MailboxSlot);
   const uint64_t recv_offsets_offset = sizes_offset + 8ull * (nsend + nrecv);
   uint64_t total = round_up(recv_offsets_offset + 8ull * nrecv, page_size());
   std::vector<uint64_t> recv_offsets(nrecv, 0);
@@ -195,14 +190,12 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   header->pid = static_cast<int32_t>(getpid());
   header->nsend = nsend;
   header->nrecv = nrecv;
-  header->nlines = nlines;
   header->nonce = random_nonce();
   header->total_bytes = total;
-  header->lines_offset = lines_offset;
+  header->slots_offset = slots_offset;
   header->sizes_offset = sizes_offset;
   header->recv_offsets_offset = recv_offsets_offset;
-  new (base_ + lines_offset) MailboxLine[nlines];
-  new (base_ + lines_offset + uint64_t{nlines} * sizeof(MailboxLine)) MailboxAck[nlines];
+  if (nrecv > 0) new (base_ + slots_offset) MailboxSlot[nrecv];
   auto* sizes = reinterpret_cast<uint64_t*>(base_ + sizes_offset);
   std::copy(layout.send_bytes.begin(), layout.send_bytes.end(), sizes);
   std::copy(layout.recv_bytes.begin(), layout.recv_bytes.end(), sizes + nsend);
@@ -242,7 +235,7 @@ Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   }
   const uint64_t end_of_tables = h.recv_offsets_offset + 8ull * h.nrecv;
   if (h.magic != kMagic || h.version != kVersion || h.total_bytes != size || end_of_tables > size ||
-      h.lines_offset + uint64_t{h.nlines} * (sizeof(MailboxLine) + sizeof(MailboxAck)) > size) {
+      h.slots_offset + uint64_t{h.nrecv} * sizeof(MailboxSlot) > size) {
     close();
     return TAKYON_FAIL(log, Status::kProtocol, "shared memory %s is not a Takyon segment of this version", name.c_str());
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ShmSegment: one endpoint's named shared memory (header, mailbox lines, receive buffers).
+// ShmSegment: one endpoint's named shared memory (header, mailbox slots, receive buffers).
 // The owner holds an exclusive flock on it for its lifetime, so a live endpoint is told apart
 // from a segment a crashed process left behind; a stale segment is unlinked, never truncated
 // (a surviving peer may still have it mapped).
@@ -31,10 +31,9 @@ struct SegmentHeader {
   int32_t pid;
   uint32_t nsend;
   uint32_t nrecv;
-  uint32_t nlines;
   uint64_t nonce;        ///< Random per segment: tells incarnations of an endpoint apart.
   uint64_t total_bytes;
-  uint64_t lines_offset;        ///< nlines post lines, then nlines ack lines.
+  uint64_t slots_offset;        ///< nrecv mailbox slots, one per receive buffer.
   uint64_t sizes_offset;        ///< nsend send sizes, then nrecv receive sizes (uint64_t each).
   uint64_t recv_offsets_offset; ///< nrecv offsets of the receive buffers (uint64_t each).
   std::atomic<uint32_t> ready;  ///< 1 once everything above is written.
@@ -68,8 +67,7 @@ class ShmSegment {
 
   [[nodiscard]] bool mapped() const noexcept { return base_ != nullptr; }
   [[nodiscard]] SegmentHeader& header() const noexcept { return *reinterpret_cast<SegmentHeader*>(base_); }
-  [[nodiscard]] MailboxLine* lines() const noexcept;
-  [[nodiscard]] MailboxAck* acks() const noexcept;
+  [[nodiscard]] MailboxSlot* slots() const noexcept;
   [[nodiscard]] std::vector<uint64_t> send_sizes() const;
   [[nodiscard]] std::vector<uint64_t> recv_sizes() const;
   [[nodiscard]] std::byte* recv_buffer(uint32_t i) const noexcept;

@@ -32,8 +32,7 @@ struct PathPair {
   std::string key;
   EndpointShare share[2];       // [0] = A, [1] = B
   std::vector<PageBuffer> owned_recv[2];  // Takyon-allocated receive buffers (the peer writes them)
-  PageBuffer control;           // 2 headers, then per side nlines post lines, then nlines ack lines
-  int nlines = 0;
+  PageBuffer control;           // 2 headers, then A's receive slots, then B's receive slots
   bool failed = false;          // one side rejected the pairing
 };
 
@@ -59,7 +58,9 @@ class InterThreadEndpoint final : public Backend {
         claim_(std::move(claim)),
         pointer_(pointer),
         log_(log),
-        mailbox_(side_mailbox(*pair_, side), side_mailbox(*pair_, 1 - side), pair_->nlines, false, polling, nullptr) {}
+        mailbox_(side_mailbox(*pair_, side), side_mailbox(*pair_, 1 - side),
+                 static_cast<int>(pair_->share[side].send_bytes.size()),
+                 static_cast<int>(pair_->share[side].recv_bytes.size()), false, polling, nullptr) {}
 
   ~InterThreadEndpoint() override {
     mailbox_.close();  // harmless after destroy(); never leave the peer waiting on us
@@ -102,12 +103,10 @@ class InterThreadEndpoint final : public Backend {
 
  private:
   static Mailbox::Side side_mailbox(PathPair& pair, int side) {
-    auto* base = reinterpret_cast<std::byte*>(pair.control.data());
+    auto* base = pair.control.data();
     auto* headers = reinterpret_cast<MailboxHeader*>(base);
-    auto* lines = reinterpret_cast<MailboxLine*>(base + 2 * sizeof(MailboxHeader));
-    auto* acks = reinterpret_cast<MailboxAck*>(lines + 2 * static_cast<ptrdiff_t>(pair.nlines));
-    return {&headers[side], lines + static_cast<ptrdiff_t>(side) * pair.nlines,
-            acks + static_cast<ptrdiff_t>(side) * pair.nlines};
+    auto* slots = reinterpret_cast<MailboxSlot*>(base + 2 * sizeof(MailboxHeader));
+    return {&headers[side], side == 0 ? slots : slots + pair.share[0].recv_bytes.size()};
   }
 
   void release_claim() {
@@ -219,9 +218,8 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
     return log.status();
   }
   if (pair->control.data() == nullptr) {
-    pair->nlines = static_cast<int>(std::max({mine.send_bytes.size(), mine.recv_bytes.size(), size_t{1}}));
-    const uint64_t bytes = 2 * sizeof(MailboxHeader) +
-                           2 * static_cast<uint64_t>(pair->nlines) * (sizeof(MailboxLine) + sizeof(MailboxAck));
+    const size_t nslots = pair->share[0].recv_bytes.size() + pair->share[1].recv_bytes.size();
+    const uint64_t bytes = 2 * sizeof(MailboxHeader) + nslots * sizeof(MailboxSlot);
     if (pair->control.allocate(bytes, log) != Status::kOk) {
       r.claimed.erase(claim);
       return log.status();
@@ -229,8 +227,7 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
     // Construct the atomics in place (the mapping is zeroed, which is their initial value).
     auto* base = pair->control.data();
     new (base) MailboxHeader[2];
-    auto* lines = new (base + 2 * sizeof(MailboxHeader)) MailboxLine[2 * static_cast<size_t>(pair->nlines)];
-    new (lines + 2 * pair->nlines) MailboxAck[2 * static_cast<size_t>(pair->nlines)];
+    if (nslots > 0) new (base + 2 * sizeof(MailboxHeader)) MailboxSlot[nslots];
   }
   lock.unlock();
 
