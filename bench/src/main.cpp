@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// takyon-bench: latency and bandwidth sweeps of the Takyon providers against on-machine floors.
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cpu_placement.hpp"
+#include "machine_info.hpp"
+#include "machine_load.hpp"
+#include "memcpy_floor.hpp"
+#include "options.hpp"
+#include "path_protocol.hpp"
+#include "report_files.hpp"
+#include "report_text.hpp"
+#include "sweep.hpp"
+#include "targets.hpp"
+
+namespace {
+
+constexpr int kExitTargetMissed = 1;
+constexpr int kExitFailure = 2;
+
+int run(const takyon::bench::Options& options) {
+  using namespace takyon::bench;
+  MachineInfo machine = collect_machine_info(options.command_line);
+  machine.other_load_before = sample_foreign_load(0.25);
+  const CpuPlacement placement = choose_cpus();
+  // The main thread is endpoint A for the whole run: both floors and every path.
+  pin_current_thread(placement.cpu_a);
+  const std::vector<std::uint64_t> sizes = sweep_sizes(options);
+  MemcpyFloor copier(kWindowBuffers, sizes.back());
+  const SweepSetup setup{options, placement, sizes, make_budget(options), copier};
+  print_banner(machine, placement, setup.sizes, setup.budget.measure_s, setup.budget.iters);
+
+  const CpuSnapshot start = cpu_snapshot();
+  Results results;
+  for (const std::string& provider : options.providers) {
+    for (bool polling : options.polling_modes) run_path_sweep(provider, polling, setup, results);
+  }
+
+  machine.other_load_during = foreign_load(start, cpu_snapshot());
+  const std::vector<TargetResult> targets = evaluate_targets(results, options.providers);
+  print_targets(targets, machine.other_load_during);
+
+  int status = 0;
+  try {
+    if (!options.csv_path.empty()) write_csv(options.csv_path, results);
+    const JsonContext context{machine,
+                              placement,
+                              setup.sizes,
+                              setup.budget.warmup_s,
+                              setup.budget.measure_s,
+                              setup.budget.iters,
+                              options.quick};
+    if (!options.json_path.empty()) write_json(options.json_path, context, results, targets);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "takyon-bench: %s\n", e.what());
+    status = kExitFailure;
+  }
+  if (!options.csv_path.empty()) std::printf("\nCSV:  %s\n", options.csv_path.c_str());
+  if (!options.json_path.empty()) std::printf("JSON: %s\n", options.json_path.c_str());
+
+  if (!results.errors.empty()) {
+    std::fprintf(stderr, "\ntakyon-bench: %zu run(s) failed:\n", results.errors.size());
+    for (const std::string& error : results.errors) {
+      std::fprintf(stderr, "  %s\n", error.substr(0, error.find('\n')).c_str());
+    }
+    return kExitFailure;
+  }
+  if (status != 0) return status;
+  if (options.check_targets) {
+    for (const TargetResult& t : targets) {
+      if (t.verdict == Verdict::kMiss) return kExitTargetMissed;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  takyon::bench::Options options;
+  try {
+    options = takyon::bench::parse_options(argc, argv);
+  } catch (const takyon::bench::UsageError& e) {
+    std::fprintf(stderr, "takyon-bench: %s\n", e.what());
+    return kExitFailure;
+  }
+  if (options.help) {
+    std::fputs(takyon::bench::usage_text().c_str(), stdout);
+    return 0;
+  }
+  try {
+    return run(options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "takyon-bench: %s\n", e.what());
+    return kExitFailure;
+  }
+}

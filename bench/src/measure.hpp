@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// The measurement loop every test shares: warm up, size the run from the warm-up, time samples.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace takyon::bench {
+
+/// How long to measure one size of one test.
+struct Budget {
+  double warmup_s = 0.010;   ///< Untimed warm-up (doubling runs until this much elapsed).
+  double measure_s = 0.040;  ///< Timed part, when iters == 0.
+  std::uint64_t iters = 0;   ///< Fixed timed iterations (--iters); 0: sized from measure_s.
+  std::uint64_t min_samples = 10;
+  std::uint64_t max_samples = 200000;
+};
+
+/// Something to measure. run(samples, per_sample, out) executes samples * per_sample iterations
+/// and appends, for each sample, the nanoseconds its per_sample iterations took.
+struct Workload {
+  std::function<void(std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out)> run;
+  double messages_per_time = 1;         ///< An iteration's time / this = per-message figure (2: RTT/2).
+  std::uint64_t messages_per_iter = 1;  ///< What --iters counts: 1 for a round trip, W for a window.
+  bool batch = false;                   ///< Time tiny iterations in batches (clock cost ~20 ns).
+};
+
+/// Warms up, picks the batch size and sample count, runs, and returns per-message statistics.
+Summary measure(const Workload& workload, const Budget& budget);
+
+}  // namespace takyon::bench

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// Command-line parsing, size suffixes and the sweep's size list.
+#include "options.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+
+namespace takyon::bench {
+namespace {
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = kKiB * 1024;
+constexpr std::uint64_t kGiB = kMiB * 1024;
+
+std::string shell_quote(std::string_view arg) {
+  const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("-_=./,:+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(arg);
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::uint64_t parse_count(std::string_view text, const std::string& option) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value == 0) {
+    throw UsageError(option + " wants a positive integer, not '" + std::string(text) + "'");
+  }
+  return value;
+}
+
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> parse_providers(std::string_view text) {
+  if (text == "all") return all_providers();
+  std::vector<std::string> out = split_commas(text);
+  if (out.empty()) throw UsageError("--provider wants a provider name or 'all'");
+  for (const std::string& name : out) {
+    if (name.find("-ID=") != std::string::npos) {
+      throw UsageError("--provider '" + name + "': leave out -ID=, takyon-bench appends a unique one");
+    }
+    if (name.rfind("InterThread", 0) != 0 && name.rfind("InterProcess", 0) != 0) {
+      throw UsageError("--provider '" + name +
+                       "': takyon-bench starts the peer endpoint itself, so it runs the InterThread* "
+                       "and InterProcess* providers");
+    }
+  }
+  return out;
+}
+
+std::vector<bool> parse_mode(std::string_view text) {
+  if (text == "polling") return {true};
+  if (text == "event") return {false};
+  if (text == "both") return {true, false};
+  throw UsageError("--mode wants polling, event or both, not '" + std::string(text) + "'");
+}
+
+}  // namespace
+
+const std::vector<std::string>& all_providers() {
+  static const std::vector<std::string> kAll = {"InterThreadMemcpy", "InterThreadPointer",
+                                                "InterProcessMemcpy", "InterProcessPointer"};
+  return kAll;
+}
+
+std::uint64_t parse_size(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data()) throw UsageError("bad size '" + std::string(text) + "'");
+  std::string suffix(end, text.data() + text.size());
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); });
+  std::uint64_t multiplier = 1;
+  if (suffix.empty() || suffix == "B") {
+    multiplier = 1;
+  } else if (suffix == "K" || suffix == "KB" || suffix == "KIB") {
+    multiplier = kKiB;
+  } else if (suffix == "M" || suffix == "MB" || suffix == "MIB") {
+    multiplier = kMiB;
+  } else if (suffix == "G" || suffix == "GB" || suffix == "GIB") {
+    multiplier = kGiB;
+  } else {
+    throw UsageError("bad size suffix in '" + std::string(text) + "' (use K, M or G)");
+  }
+  if (value > (std::uint64_t{1} << 40) / multiplier)
+    throw UsageError("size '" + std::string(text) + "' too large");
+  return value * multiplier;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  if (bytes >= kMiB && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  if (bytes >= kKiB && bytes % kKiB == 0) return std::to_string(bytes / kKiB) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+std::string usage_text() {
+  return "usage: takyon-bench [options]\n"
+         "One-way latency (ping-pong RTT/2) and windowed bandwidth sweeps over Takyon paths, with\n"
+         "two floors measured in the same run: a cache-line ping-pong (latency) and memcpy (copy).\n"
+         "\n"
+         "  --provider P        InterThreadMemcpy, InterThreadPointer, InterProcessMemcpy,\n"
+         "                      InterProcessPointer, a comma-separated list, or all (default)\n"
+         "  --mode M            polling, event or both (default both)\n"
+         "  --min-bytes N       smallest message (default 0; K/M/G suffixes)\n"
+         "  --max-bytes N       largest message (default 4M)\n"
+         "  --iters N           timed iterations per size: round trips (latency), messages\n"
+         "                      (bandwidth); default: as many as fit ~40 ms per size and test\n"
+         "  --quick             few sizes, ~4 ms per size (smoke test)\n"
+         "  --csv FILE          write the records as CSV\n"
+         "  --json FILE         write machine info, records and targets as JSON\n"
+         "  --out-dir DIR       write DIR/takyon-bench.csv and DIR/takyon-bench.json\n"
+         "  --check-targets     exit 1 if a performance target is missed\n"
+         "  --help              this text\n"
+         "\n"
+         "Exit status: 0 ok, 1 a target missed (--check-targets), 2 bad usage or a failed run.\n";
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  options.providers = all_providers();
+  options.polling_modes = {true, false};
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) options.command_line += ' ';
+    options.command_line += shell_quote(argv[i]);
+  }
+  std::string out_dir;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg.resize(eq);
+      has_value = true;
+    }
+    auto take_value = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= argc) throw UsageError(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--check-targets") {
+      options.check_targets = true;
+    } else if (arg == "--provider") {
+      options.providers = parse_providers(take_value());
+    } else if (arg == "--mode") {
+      options.polling_modes = parse_mode(take_value());
+    } else if (arg == "--min-bytes") {
+      options.min_bytes = parse_size(take_value());
+    } else if (arg == "--max-bytes") {
+      options.max_bytes = parse_size(take_value());
+    } else if (arg == "--iters") {
+      options.iters = parse_count(take_value(), arg);
+    } else if (arg == "--csv") {
+      options.csv_path = take_value();
+    } else if (arg == "--json") {
+      options.json_path = take_value();
+    } else if (arg == "--out-dir") {
+      out_dir = take_value();
+    } else {
+      throw UsageError("unknown argument '" + arg + "' (see --help)");
+    }
+  }
+  if (!out_dir.empty()) {
+    if (options.csv_path.empty()) options.csv_path = out_dir + "/takyon-bench.csv";
+    if (options.json_path.empty()) options.json_path = out_dir + "/takyon-bench.json";
+  }
+  if (options.min_bytes > options.max_bytes) throw UsageError("--min-bytes is larger than --max-bytes");
+  if (sweep_sizes(options).empty())
+    throw UsageError("no message size in [--min-bytes, --max-bytes] to sweep");
+  return options;
+}
+
+std::vector<std::uint64_t> sweep_sizes(const Options& options) {
+  static constexpr std::array<std::uint64_t, 6> kQuick = {0, 8, 512, 32 * kKiB, kMiB, 4 * kMiB};
+  std::vector<std::uint64_t> out;
+  if (options.min_bytes == 0) out.push_back(0);
+  for (std::uint64_t size = 1; size <= options.max_bytes; size *= 2) {
+    if (size >= options.min_bytes) out.push_back(size);
+  }
+  if (options.quick) {
+    std::erase_if(out,
+                  [](std::uint64_t s) { return std::find(kQuick.begin(), kQuick.end(), s) == kQuick.end(); });
+  }
+  return out;
+}
+
+}  // namespace takyon::bench

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// takyon-bench command line: providers, modes, sizes, iteration control and output files.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace takyon::bench {
+
+/// A bad command line; what() says which argument and why.
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Options {
+  std::vector<std::string> providers;  ///< Provider names without -ID (the bench appends one).
+  std::vector<bool> polling_modes;     ///< true: polling, false: event driven; in run order.
+  std::uint64_t min_bytes = 0;
+  std::uint64_t max_bytes = std::uint64_t{4} << 20;
+  std::uint64_t iters = 0;  ///< 0: sized from a time budget per size.
+  bool quick = false;
+  bool check_targets = false;
+  bool help = false;
+  std::string csv_path;
+  std::string json_path;
+  std::string command_line;  ///< argv, shell-quoted, for the JSON report.
+};
+
+/// The four providers `--provider all` runs.
+const std::vector<std::string>& all_providers();
+
+/// Parses argv. Throws UsageError.
+Options parse_options(int argc, char** argv);
+
+/// The --help text.
+std::string usage_text();
+
+/// "4M", "64K", "1G", "512" (binary multipliers; K/KB/KiB alike). Throws UsageError.
+std::uint64_t parse_size(std::string_view text);
+
+/// Sizes to sweep: 0 (if min_bytes is 0) and the powers of two in [min_bytes, max_bytes];
+/// --quick keeps a few of them (0, 8 B, 512 B, 32 KiB, 1 MiB, 4 MiB).
+std::vector<std::uint64_t> sweep_sizes(const Options& options);
+
+/// "0 B", "8 B", "4 KiB", "1 MiB".
+std::string format_size(std::uint64_t bytes);
+
+}  // namespace takyon::bench

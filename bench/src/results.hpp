@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// The records a run produces (path tests and floors), as the reports and targets read them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace takyon::bench {
+
+namespace test_name {
+inline constexpr std::string_view kLatency = "latency";      ///< One-way = RTT/2.
+inline constexpr std::string_view kBandwidth = "bandwidth";  ///< Windowed streaming.
+/// Spin ping-pong, one-way, between the path's two threads or processes, measured just before
+/// the latency of the same size.
+inline constexpr std::string_view kFloorCacheline = "floor_cacheline";
+/// memcpy per message with the bandwidth test's buffers and window, measured just before it.
+inline constexpr std::string_view kFloorMemcpy = "floor_memcpy";
+}  // namespace test_name
+
+/// One measured size of one test. Times are per message, in nanoseconds.
+struct Record {
+  std::string provider;  ///< "InterProcessMemcpy"; floors carry the run they were measured for.
+  std::string mode;      ///< "polling" or "event".
+  std::string test;      ///< One of test_name.
+  std::uint64_t bytes = 0;
+  Summary summary;
+  /// Latency: p50 / cache-line floor p50 (lower is better, 1.0 is the floor).
+  /// Bandwidth: memcpy p50 / p50 = bandwidth / memcpy bandwidth (higher is better).
+  double ratio_to_floor = 1.0;
+  std::uint64_t window = 0;  ///< Messages per window (bandwidth, floor_memcpy), else 0.
+
+  [[nodiscard]] bool has_bandwidth() const noexcept {
+    return test == test_name::kBandwidth || test == test_name::kFloorMemcpy;
+  }
+  /// Decimal MB/s from the p50 time (bytes per microsecond).
+  [[nodiscard]] double bandwidth_mbps() const noexcept {
+    return summary.p50 > 0 ? static_cast<double>(bytes) * 1e3 / summary.p50 : 0.0;
+  }
+};
+
+struct Results {
+  std::vector<Record> records;
+  std::vector<std::string> errors;    ///< Runs that failed, with the reason.
+  std::vector<std::string> warnings;  ///< Runs whose numbers are suspect (an unsteady floor).
+
+  /// The record with these keys, or nullptr.
+  [[nodiscard]] const Record* find(std::string_view provider, std::string_view mode, std::string_view test,
+                                   std::uint64_t bytes) const {
+    for (const Record& r : records) {
+      if (r.provider == provider && r.mode == mode && r.test == test && r.bytes == bytes) return &r;
+    }
+    return nullptr;
+  }
+};
+
+/// "polling" or "event".
+inline std::string mode_name(bool polling) {
+  return polling ? "polling" : "event";
+}
+
+}  // namespace takyon::bench

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// The performance targets the issue sets, evaluated from a run's records.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "results.hpp"
+
+namespace takyon::bench {
+
+enum class Verdict { kPass, kMiss, kSkip };
+
+struct TargetResult {
+  std::string id;  ///< "latency_vs_floor", "bandwidth_vs_memcpy", "pointer_size_independent".
+  std::string provider;
+  std::string mode;
+  std::string description;  ///< One line: what was compared, the measured ratio and the limit.
+  double value = 0;         ///< Measured ratio (0 when skipped).
+  double limit = 0;
+  bool at_most = true;  ///< true: value <= limit passes; false: value >= limit passes.
+  Verdict verdict = Verdict::kSkip;
+};
+
+/// Evaluates, in polling mode, for the providers the run covered (p50 against p50, each test
+/// against the floor measured next to it):
+///  - InterThreadMemcpy, InterProcessMemcpy: 8 B one-way latency <= 1.6x cache-line floor;
+///  - InterProcessMemcpy: 1 MiB bandwidth >= 0.8x memcpy;
+///  - InterThreadPointer, InterProcessPointer: 4 MiB one-way latency <= 1.2x 8 B latency (if
+///    the floors next to the two sizes differ by over 2x, the host changed the machine in
+///    between, and each latency is taken as a multiple of its own floor instead).
+/// Targets whose sizes or mode were not measured are kSkip.
+std::vector<TargetResult> evaluate_targets(const Results& results, const std::vector<std::string>& providers);
+
+/// "PASS", "MISS" or "SKIP".
+const char* verdict_name(Verdict verdict);
+
+}  // namespace takyon::bench
