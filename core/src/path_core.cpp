@@ -179,6 +179,13 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
     recv_addrs_.push_back(reinterpret_cast<size_t>(table.recv[i]));
   }
   in_flight_.assign(static_cast<size_t>(nsend), 0);
+  remote_recv_bytes_ = table.remote_recv_bytes;
+  send_timeouts_forever_ =
+      attrs.send_start_timeout == TAKYON_WAIT_FOREVER && attrs.send_finish_timeout == TAKYON_WAIT_FOREVER;
+  recv_timeouts_forever_ =
+      attrs.recv_start_timeout == TAKYON_WAIT_FOREVER && attrs.recv_finish_timeout == TAKYON_WAIT_FOREVER;
+  blocking_send_ = send_method == TAKYON_BLOCKING;
+  trace_send_recv_ = (attrs.verbosity & (TAKYON_VERBOSITY_SEND_RECV | TAKYON_VERBOSITY_SEND_RECV_MORE)) != 0;
   c_.attrs.sender_max_bytes_list = send_bytes_.empty() ? nullptr : send_bytes_.data();
   c_.attrs.sender_addr_list = send_addrs_.empty() ? nullptr : send_addrs_.data();
   c_.attrs.recver_max_bytes_list = recv_bytes_.empty() ? nullptr : recv_bytes_.data();
@@ -205,7 +212,9 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
   return Status::kOk;
 }
 
-Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted) {
+// The cold half of send(): finds which argument is wrong and reports it precisely.
+Status PathCore::reject_send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                             bool timed_out_wanted) {
   static constexpr const char* kOp = "takyonSend";
   const TakyonPathAttributes& a = c_.attrs;
   if (failed_) {
@@ -245,6 +254,24 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
                 "a non-blocking send on this buffer is still in progress; call takyonIsSendFinished() first");
     return failed(kOp, buffer, Status::kInvalidArgument);
   }
+  // Not reached: send() calls this only when one of the checks above fails.
+  (void)TAKYON_FAIL(log_, Status::kInvalidArgument, "rejected send with no recorded cause");
+  return failed(kOp, buffer, Status::kInvalidArgument);
+}
+
+Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted) {
+  // One cheap test per argument on the hot path; reject_send() says which one failed and why.
+  if (failed_ || (!timed_out_wanted && !send_timeouts_forever_) ||
+      static_cast<unsigned>(buffer) >= static_cast<unsigned>(send_bytes_.size())) [[unlikely]] {
+    return reject_send(buffer, bytes, src_offset, dest_offset, timed_out_wanted);
+  }
+  const uint64_t size = send_bytes_[buffer];
+  const uint64_t remote = remote_recv_bytes_[buffer];
+  if (src_offset > size || bytes > size - src_offset || dest_offset > remote || bytes > remote - dest_offset ||
+      (shares_buffers_ && src_offset != dest_offset) || in_flight_[buffer] != 0) [[unlikely]] {
+    return reject_send(buffer, bytes, src_offset, dest_offset, timed_out_wanted);
+  }
+  const TakyonPathAttributes& a = c_.attrs;
   SendArgs args;
   args.buffer = buffer;
   args.bytes = bytes;
@@ -252,20 +279,20 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
   args.dest_offset = dest_offset;
   args.start = Deadline::after(a.send_start_timeout);
   args.finish_timeout = a.send_finish_timeout;
-  args.blocking = a.send_completion_method == TAKYON_BLOCKING;
+  args.blocking = blocking_send_;
   const Status status = backend_->send(args);
-  if (status < Status::kOk) {
+  if (status < Status::kOk) [[unlikely]] {
     TAKYON_FRAME(log_, "sending %llu bytes from offset %llu to offset %llu", static_cast<unsigned long long>(bytes),
                  static_cast<unsigned long long>(src_offset), static_cast<unsigned long long>(dest_offset));
-    return failed(kOp, buffer, status);
+    return failed("takyonSend", buffer, status);
   }
-  if (status == Status::kOk && !args.blocking) in_flight_[buffer] = 1;
-  if ((a.verbosity & (TAKYON_VERBOSITY_SEND_RECV | TAKYON_VERBOSITY_SEND_RECV_MORE)) != 0) {
+  if (status == Status::kOk && !blocking_send_) in_flight_[buffer] = 1;
+  if (trace_send_recv_) [[unlikely]] {
     std::printf("Takyon: '%s' endpoint %c: send buffer %d: %llu bytes%s\n", a.interconnect, a.is_endpointA ? 'A' : 'B',
                 buffer, static_cast<unsigned long long>(bytes), status == Status::kTimedOut ? ": timed out" : "");
     if ((a.verbosity & TAKYON_VERBOSITY_SEND_RECV_MORE) != 0) {
       std::printf("Takyon:   src_offset %llu, dest_offset %llu, %s\n", static_cast<unsigned long long>(src_offset),
-                  static_cast<unsigned long long>(dest_offset), args.blocking ? "blocking" : "non-blocking");
+                  static_cast<unsigned long long>(dest_offset), blocking_send_ ? "blocking" : "non-blocking");
     }
     std::fflush(stdout);
   }
@@ -300,24 +327,29 @@ Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char*
 
 Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted) {
   static constexpr const char* kOp = "takyonRecv";
+  if (failed_ || (!timed_out_wanted && !recv_timeouts_forever_) ||
+      static_cast<unsigned>(buffer) >= static_cast<unsigned>(recv_bytes_.size())) [[unlikely]] {
+    const TakyonPathAttributes& a = c_.attrs;
+    if (failed_) {
+      (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)",
+                        last_error_.c_str());
+      return failed(kOp, buffer, Status::kFailedPath);
+    }
+    if (check_timed_out_ret(kOp, timed_out_wanted, a.recv_start_timeout, a.recv_finish_timeout, "recv_start_timeout",
+                            "recv_finish_timeout") != Status::kOk) {
+      return log_.status();
+    }
+    return check_buffer(kOp, "receive", buffer, recv_count());
+  }
   const TakyonPathAttributes& a = c_.attrs;
-  if (failed_) {
-    (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)", last_error_.c_str());
-    return failed(kOp, buffer, Status::kFailedPath);
-  }
-  if (check_timed_out_ret(kOp, timed_out_wanted, a.recv_start_timeout, a.recv_finish_timeout, "recv_start_timeout",
-                          "recv_finish_timeout") != Status::kOk ||
-      check_buffer(kOp, "receive", buffer, recv_count()) != Status::kOk) {
-    return log_.status();
-  }
   RecvResult result;
   const Status status = backend_->recv(buffer, Deadline::after(a.recv_start_timeout), a.recv_finish_timeout, result);
-  if (status < Status::kOk) return failed(kOp, buffer, status);
+  if (status < Status::kOk) [[unlikely]] return failed(kOp, buffer, status);
   if (status == Status::kOk) {
     if (bytes != nullptr) *bytes = result.bytes;
     if (offset != nullptr) *offset = result.offset;
   }
-  if ((a.verbosity & (TAKYON_VERBOSITY_SEND_RECV | TAKYON_VERBOSITY_SEND_RECV_MORE)) != 0) {
+  if (trace_send_recv_) [[unlikely]] {
     if (status == Status::kOk) {
       std::printf("Takyon: '%s' endpoint %c: recv buffer %d: %llu bytes at offset %llu\n", a.interconnect,
                   a.is_endpointA ? 'A' : 'B', buffer, static_cast<unsigned long long>(result.bytes),

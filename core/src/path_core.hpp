@@ -49,6 +49,8 @@ class PathCore {
   /// Records a failure of `operation`: marks the path failed, formats the message into the C
   /// error buffer, prints and aborts as asked. Returns `status`.
   Status failed(const char* operation, int buffer, Status status);
+  [[gnu::cold, gnu::noinline]] Status reject_send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                                                  bool timed_out_wanted);
   Status check_buffer(const char* operation, const char* which, int buffer, int count);
   Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish, const char* start_name,
                              const char* finish_name);
@@ -63,7 +65,13 @@ class PathCore {
   std::vector<uint64_t> recv_bytes_;
   std::vector<size_t> send_addrs_;
   std::vector<size_t> recv_addrs_;
+  std::vector<uint64_t> remote_recv_bytes_;  // the peer's receive buffer sizes, per send buffer
   std::vector<char> in_flight_;  // non-blocking send started on buffer i, not yet finished
+  // Decided once at create so the hot paths test one flag each.
+  bool send_timeouts_forever_ = true;
+  bool recv_timeouts_forever_ = true;
+  bool blocking_send_ = true;
+  bool trace_send_recv_ = false;
   std::string last_error_;
 };
 

@@ -56,8 +56,6 @@ Mailbox::Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared
   for (int k = 0; k < nrecv_; ++k) consumed_[k] = mine_.recv_slots[k].consumed.load(std::memory_order_relaxed);
 }
 
-bool Mailbox::peer_closing() const noexcept { return peer_.header->closing.load(std::memory_order_acquire) != 0; }
-
 bool Mailbox::peer_alive(std::string& why) { return monitor_ == nullptr || monitor_->alive(why); }
 
 Status Mailbox::disconnected(WaitFor what, int k, const std::string& why, ErrorLog& log) {
@@ -77,7 +75,6 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
   // ping-pong's waits are shorter than that and never pay for it.
   int64_t start = -1;
   int64_t next_liveness = 0;  // check at the first opportunity: the peer may already be gone
-  std::string why;
   for (uint32_t spins = 1;; ++spins) {
     if (!polling_ || (spins & 63u) == 0) {
       const int64_t now = now_ns();
@@ -87,6 +84,7 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
         return disconnected(what, k, "the peer destroyed its endpoint", log);
       }
       if (now >= next_liveness) {
+        std::string why;
         if (!peer_alive(why)) {
           if (ready()) return Status::kOk;
           return disconnected(what, k, why, log);
@@ -114,45 +112,25 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
   }
 }
 
-Status Mailbox::wait_send_slot(int k, Deadline start, ErrorLog& log) {
+Status Mailbox::wait_free_buffer(int k, Deadline start, ErrorLog& log) {
   MailboxSlot& slot = peer_.recv_slots[k];
   const uint32_t target = posted_[k];
-  // The receiver's consumed count is target - 1 or target, so 32 bits compare exactly.
   return wait([&] { return slot.consumed.load(std::memory_order_acquire) == target; }, slot.consumed,
               slot.sender_sleeping, WaitFor::kFreeBuffer, k, start, log);
 }
 
-void Mailbox::post(int k, uint64_t bytes, uint64_t offset) {
-  MailboxSlot& slot = peer_.recv_slots[k];
-  slot.bytes.store(bytes, std::memory_order_relaxed);
-  slot.offset.store(offset, std::memory_order_relaxed);
-  slot.posted.store(++posted_[k], std::memory_order_seq_cst);
-  if (slot.recver_sleeping.load(std::memory_order_seq_cst) != 0) {
-    sys::futex_wake(futex_word(slot.posted), INT_MAX, shared_);
-  }
-}
-
-Status Mailbox::receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log) {
+Status Mailbox::wait_message(int k, Deadline start, ErrorLog& log) {
   MailboxSlot& slot = mine_.recv_slots[k];
   const uint32_t seen = consumed_[k];
-  const Status status = wait([&] { return slot.posted.load(std::memory_order_acquire) != seen; }, slot.posted,
-                             slot.recver_sleeping, WaitFor::kMessage, k, start, log);
-  if (status != Status::kOk) return status;
-  const uint64_t bytes = slot.bytes.load(std::memory_order_relaxed);
-  const uint64_t offset = slot.offset.load(std::memory_order_relaxed);
-  if (offset > recv_bytes || bytes > recv_bytes - offset) {
-    return TAKYON_FAIL(log, Status::kProtocol,
-                       "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
-                       static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), k,
-                       static_cast<unsigned long long>(recv_bytes));
-  }
-  out.bytes = bytes;
-  out.offset = offset;
-  slot.consumed.store(++consumed_[k], std::memory_order_seq_cst);
-  if (slot.sender_sleeping.load(std::memory_order_seq_cst) != 0) {
-    sys::futex_wake(futex_word(slot.consumed), INT_MAX, shared_);
-  }
-  return Status::kOk;
+  return wait([&] { return slot.posted.load(std::memory_order_acquire) != seen; }, slot.posted, slot.recver_sleeping,
+              WaitFor::kMessage, k, start, log);
+}
+
+Status Mailbox::bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_t recv_bytes, ErrorLog& log) {
+  return TAKYON_FAIL(log, Status::kProtocol,
+                     "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
+                     static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), k,
+                     static_cast<unsigned long long>(recv_bytes));
 }
 
 void Mailbox::close() {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "sys/sys.hpp"
 
 namespace takyon::detail {
 
@@ -60,16 +61,48 @@ class Mailbox {
 
   /// Waits until the peer received every message posted on send buffer k (its receive buffer is
   /// free). kOk, kTimedOut, kDisconnected.
-  Status wait_send_slot(int k, Deadline start, ErrorLog& log);
+  Status wait_send_slot(int k, Deadline start, ErrorLog& log) {
+    // The receiver's consumed count is posted - 1 or posted, so 32 bits compare exactly.
+    if (peer_.recv_slots[k].consumed.load(std::memory_order_acquire) == posted_[k]) [[likely]] return Status::kOk;
+    return wait_free_buffer(k, start, log);
+  }
   /// Publishes a message already written into the peer's receive buffer k and wakes the peer.
-  void post(int k, uint64_t bytes, uint64_t offset);
+  void post(int k, uint64_t bytes, uint64_t offset) {
+    MailboxSlot& slot = peer_.recv_slots[k];
+    slot.bytes.store(bytes, std::memory_order_relaxed);
+    slot.offset.store(offset, std::memory_order_relaxed);
+    slot.posted.store(++posted_[k], std::memory_order_seq_cst);
+    if (slot.recver_sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
+      sys::futex_wake(reinterpret_cast<const uint32_t*>(&slot.posted), INT32_MAX, shared_);
+    }
+  }
   /// Waits for the next message in receive buffer k (of `recv_bytes` bytes), checks what the peer
   /// wrote, marks it received and wakes the sender if it waits. kOk, kTimedOut, kDisconnected, kProtocol.
-  Status receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log);
+  Status receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log) {
+    MailboxSlot& slot = mine_.recv_slots[k];
+    if (slot.posted.load(std::memory_order_acquire) == consumed_[k]) {
+      const Status status = wait_message(k, start, log);
+      if (status != Status::kOk) return status;
+    }
+    const uint64_t bytes = slot.bytes.load(std::memory_order_relaxed);
+    const uint64_t offset = slot.offset.load(std::memory_order_relaxed);
+    if (offset > recv_bytes || bytes > recv_bytes - offset) [[unlikely]] {
+      return bad_announcement(k, bytes, offset, recv_bytes, log);
+    }
+    out.bytes = bytes;
+    out.offset = offset;
+    slot.consumed.store(++consumed_[k], std::memory_order_seq_cst);
+    if (slot.sender_sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
+      sys::futex_wake(reinterpret_cast<const uint32_t*>(&slot.consumed), INT32_MAX, shared_);
+    }
+    return Status::kOk;
+  }
 
   /// Announces that this endpoint is closing and wakes every peer thread that sleeps on it.
   void close();
-  [[nodiscard]] bool peer_closing() const noexcept;
+  [[nodiscard]] bool peer_closing() const noexcept {
+    return peer_.header->closing.load(std::memory_order_acquire) != 0;
+  }
   /// Waits for the peer to close too. kOk, kTimedOut, kDisconnected (peer process gone).
   Status wait_peer_closing(Deadline deadline, ErrorLog& log);
   /// Checks the peer process now (false: gone, reason in `why`).
@@ -77,6 +110,10 @@ class Mailbox {
 
  private:
   enum class WaitFor { kMessage, kFreeBuffer, kPeerClosing };
+  // The waits proper, out of line: the inline fast paths above call them only when not ready.
+  Status wait_free_buffer(int k, Deadline start, ErrorLog& log);
+  Status wait_message(int k, Deadline start, ErrorLog& log);
+  [[gnu::cold]] Status bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_t recv_bytes, ErrorLog& log);
   template <typename Ready>
   Status wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what, int k,
               Deadline deadline, ErrorLog& log);
