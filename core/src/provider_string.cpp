@@ -35,7 +35,9 @@ std::string join_keys(std::span<const KeySpec> keys) {
   std::string out;
   for (const KeySpec& key : keys) {
     if (!out.empty()) out += ", ";
-    out += "-" + std::string(key.key) + "=<" + (key.kind == ValueKind::kText ? "text" : "number") + ">";
+    out += '-';
+    out += key.key;
+    out += key.kind == ValueKind::kText ? "=<text>" : "=<number>";
   }
   return out.empty() ? std::string("none") : out;
 }
