@@ -33,7 +33,6 @@ struct PathPair {
   EndpointShare share[2];       // [0] = A, [1] = B
   std::vector<PageBuffer> owned_recv[2];  // Takyon-allocated receive buffers (the peer writes them)
   PageBuffer control;           // 2 headers, then A's receive slots, then B's receive slots
-  bool failed = false;          // one side rejected the pairing
 };
 
 // Process-wide rendezvous: paths waiting for their peer, and the sides currently in use.
@@ -213,7 +212,6 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
   LayoutView my_view{config.side(), mine.send_bytes, mine.recv_bytes};
   LayoutView peer_view{side == 0 ? 'B' : 'A', peer.send_bytes, peer.recv_bytes};
   if (check_layout(my_view, peer_view, pointer, provider.name(), log) != Status::kOk) {
-    pair->failed = true;
     r.claimed.erase(claim);
     return log.status();
   }
