@@ -13,8 +13,11 @@
 namespace takyon::detail {
 namespace {
 
-// How often a waiter checks that the peer process still exists: well inside the 100 ms budget.
-constexpr int64_t kLivenessPeriodNs = 5'000'000;
+// How often a waiter checks that the peer process still exists, well inside the 100 ms budget:
+// a spinning waiter checks often (a pidfd poll is cheap next to spinning), a sleeping one wakes
+// for it 50 times a second.
+constexpr int64_t kPollingLivenessPeriodNs = 5'000'000;
+constexpr int64_t kEventLivenessPeriodNs = 20'000'000;
 // A polling waiter spins flat out this long, then yields the CPU between checks so that more
 // endpoints than cores still make progress.
 constexpr int64_t kSpinBeforeYieldNs = 50'000;
@@ -89,7 +92,7 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
           if (ready()) return Status::kOk;
           return disconnected(what, k, why, log);
         }
-        next_liveness = now + kLivenessPeriodNs;
+        next_liveness = now + (polling_ ? kPollingLivenessPeriodNs : kEventLivenessPeriodNs);
       }
       if (deadline.expired(now)) return ready() ? Status::kOk : Status::kTimedOut;
       if (!polling_) {
@@ -98,8 +101,13 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
         const uint32_t observed = word.load(std::memory_order_seq_cst);
         my_flag.store(1, std::memory_order_seq_cst);
         if (!ready() && (what == WaitFor::kPeerClosing || !peer_closing())) {
-          const int64_t slice = std::min(deadline.remaining_ns(now), next_liveness - now);
-          sys::futex_wait(futex_word(word), observed, std::max<int64_t>(slice, 1000), shared_);
+          // Without a peer process to watch (threads), only a post, a close or the deadline can
+          // end the wait, and each of those wakes us: sleep until then. Otherwise wake up for
+          // the next liveness check.
+          int64_t slice = deadline.remaining_ns(now);
+          if (monitor_ != nullptr) slice = std::min(slice, next_liveness - now);
+          sys::futex_wait(futex_word(word), observed, slice == INT64_MAX ? -1 : std::max<int64_t>(slice, 1000),
+                          shared_);
         }
         my_flag.store(0, std::memory_order_relaxed);
       } else if (now - start > kSpinBeforeYieldNs) {
