@@ -47,6 +47,12 @@ Status PathCore::failed(const char* operation, int buffer, Status status) {
   return status;
 }
 
+Status PathCore::reject_failed_path(const char* operation, int buffer) {
+  (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)",
+                    last_error_.c_str());
+  return failed(operation, buffer, Status::kFailedPath);
+}
+
 Status PathCore::check_buffer(const char* operation, const char* which, int buffer, int count) {
   if (buffer >= 0 && buffer < count) return Status::kOk;
   (void)TAKYON_FAIL(log_, Status::kInvalidArgument, "buffer_index %d is out of range: this endpoint has %d %s buffer%s%s",
@@ -218,8 +224,7 @@ Status PathCore::reject_send(int buffer, uint64_t bytes, uint64_t src_offset, ui
   static constexpr const char* kOp = "takyonSend";
   const TakyonPathAttributes& a = c_.attrs;
   if (failed_) {
-    (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)", last_error_.c_str());
-    return failed(kOp, buffer, Status::kFailedPath);
+    return reject_failed_path(kOp, buffer);
   }
   if (check_timed_out_ret(kOp, timed_out_wanted, a.send_start_timeout, a.send_finish_timeout, "send_start_timeout",
                           "send_finish_timeout") != Status::kOk ||
@@ -302,8 +307,7 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
 Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char* api_name) {
   const TakyonPathAttributes& a = c_.attrs;
   if (failed_) {
-    (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)", last_error_.c_str());
-    return failed(api_name, buffer, Status::kFailedPath);
+    return reject_failed_path(api_name, buffer);
   }
   if (a.send_completion_method != TAKYON_USE_IS_SEND_FINISHED) {
     (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
@@ -331,9 +335,7 @@ Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_
       static_cast<unsigned>(buffer) >= static_cast<unsigned>(recv_bytes_.size())) [[unlikely]] {
     const TakyonPathAttributes& a = c_.attrs;
     if (failed_) {
-      (void)TAKYON_FAIL(log_, Status::kFailedPath, "the path failed earlier; destroy it (first error: %s)",
-                        last_error_.c_str());
-      return failed(kOp, buffer, Status::kFailedPath);
+      return reject_failed_path(kOp, buffer);
     }
     if (check_timed_out_ret(kOp, timed_out_wanted, a.recv_start_timeout, a.recv_finish_timeout, "recv_start_timeout",
                             "recv_finish_timeout") != Status::kOk) {

@@ -51,6 +51,8 @@ class PathCore {
   Status failed(const char* operation, int buffer, Status status);
   [[gnu::cold, gnu::noinline]] Status reject_send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
                                                   bool timed_out_wanted);
+  /// Any call but destroy on a failed path: says so, quoting the first error.
+  Status reject_failed_path(const char* operation, int buffer);
   Status check_buffer(const char* operation, const char* which, int buffer, int count);
   Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish, const char* start_name,
                              const char* finish_name);
