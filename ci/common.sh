@@ -8,6 +8,9 @@ TAKYON_CI_PACKAGES=(
   cmake           # >= 3.25 (Debian 12 has 3.25)
   pkg-config      # the install test builds a consumer through takyon.pc
   libgtest-dev    # GoogleTest (GTest::gtest, GTest::gtest_main)
+  iproute2        # ip netns: the multi-host socket tests
+  python3         # a plain UDP program that talks to the datagram providers in the tests
+  socat           # another one
 )
 
 takyon_ci_log() { printf '[takyon-ci %(%H:%M:%S)T] %s\n' -1 "$*"; }

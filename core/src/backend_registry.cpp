@@ -4,6 +4,7 @@
 
 #include "backends/inter_process/inter_process_backend.hpp"
 #include "backends/inter_thread/inter_thread_backend.hpp"
+#include "backends/socket/socket_backend.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -11,11 +12,30 @@ namespace {
 constexpr KeySpec kIdOnly[] = {{"ID", ValueKind::kUint32, true}};
 constexpr ProviderSpec kIdSpec{{}, kIdOnly};
 
+constexpr std::string_view kSocketFlags[] = {"server", "client", "reuse"};
+constexpr KeySpec kSocketKeys[] = {
+    {"IP", ValueKind::kText, true}, {"port", ValueKind::kUint16, false}, {"ID", ValueKind::kUint32, false}};
+constexpr std::string_view kReuseFlag[] = {"reuse"};
+constexpr KeySpec kUnicastKeys[] = {{"IP", ValueKind::kText, true}, {"port", ValueKind::kUint16, true}};
+constexpr std::string_view kMulticastSendFlags[] = {"noLoopback"};
+constexpr KeySpec kMulticastSendKeys[] = {{"IP", ValueKind::kText, true},
+                                          {"group", ValueKind::kText, true},
+                                          {"port", ValueKind::kUint16, true},
+                                          {"TTL", ValueKind::kUint32, false}};
+constexpr KeySpec kMulticastRecvKeys[] = {
+    {"IP", ValueKind::kText, true}, {"group", ValueKind::kText, true}, {"port", ValueKind::kUint16, true}};
+
 constexpr BackendEntry kBackends[] = {
     {"InterThreadMemcpy", kIdSpec, &InterThreadBackend::create_memcpy},
     {"InterThreadPointer", kIdSpec, &InterThreadBackend::create_pointer},
     {"InterProcessMemcpy", kIdSpec, &InterProcessBackend::create_memcpy},
     {"InterProcessPointer", kIdSpec, &InterProcessBackend::create_pointer},
+    {"InterProcessSocket", kIdSpec, &SocketBackend::create_inter_process},
+    {"Socket", {kSocketFlags, kSocketKeys}, &SocketBackend::create_tcp},
+    {"UnicastSendSocket", {{}, kUnicastKeys}, &SocketBackend::create_unicast_send},
+    {"UnicastRecvSocket", {kReuseFlag, kUnicastKeys}, &SocketBackend::create_unicast_recv},
+    {"MulticastSendSocket", {kMulticastSendFlags, kMulticastSendKeys}, &SocketBackend::create_multicast_send},
+    {"MulticastRecvSocket", {kReuseFlag, kMulticastRecvKeys}, &SocketBackend::create_multicast_recv},
 };
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST_P(TwoSided, CreateAndDestroyBothSides) {
     const TakyonPathAttributes& a = path->attrs;
     TK_EXPECT(ep, a.is_endpointA == ep.is_a());
     TK_EXPECT(ep, a.is_polling == polling());
-    TK_EXPECT(ep, std::string(a.interconnect) == interconnect_for(provider(), id))
+    TK_EXPECT(ep, std::string(a.interconnect) == interconnect_for(provider(), id, ep.is_a()))
         << "got '" << a.interconnect << "'";
     TK_EXPECT(ep, a.nbufs_AtoB == 2 && a.nbufs_BtoA == 3) << a.nbufs_AtoB << "/" << a.nbufs_BtoA;
     TK_EXPECT(ep, path->private_path != nullptr);

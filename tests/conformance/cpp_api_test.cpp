@@ -24,7 +24,7 @@ TEST_P(TwoSided, CppApiRoundTrip) {
   const uint32_t id = new_id();
   constexpr std::uint64_t kBytes = 8192;
   const auto options_for = [&](const Endpoint& ep) {
-    PathOptions options = PathOptions::symmetric(interconnect_for(provider(), id), ep.is_a(), 2, kBytes);
+    PathOptions options = PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 2, kBytes);
     options.polling = polling();
     options.timeouts.send_start = kDefaultTimeout;
     options.timeouts.recv_start = kDefaultTimeout;
@@ -78,7 +78,7 @@ TEST_P(TwoSided, CppApiRoundTrip) {
 TEST_P(TwoSided, CppApiStartTimeoutsAreReturnValues) {
   const uint32_t id = new_id();
   const auto options_for = [&](const Endpoint& ep) {
-    PathOptions options = PathOptions::symmetric(interconnect_for(provider(), id), ep.is_a(), 1, 256);
+    PathOptions options = PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 1, 256);
     options.polling = polling();
     options.timeouts.send_start = 0.05;
     options.timeouts.recv_start = 0.05;

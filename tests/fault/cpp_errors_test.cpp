@@ -36,7 +36,7 @@ std::string expect_error(Endpoint& ep, Status status, F&& f, const char* what) {
 }
 
 PathOptions options(uint32_t id, bool a, const char* provider = "InterThreadMemcpy") {
-  PathOptions o = PathOptions::symmetric(interconnect_for(provider, id), a, 2, 1024);
+  PathOptions o = PathOptions::symmetric(interconnect_for(provider, id, a), a, 2, 1024);
   o.timeouts.create = 5.0;
   o.timeouts.destroy = 2.0;
   return o;
@@ -123,7 +123,7 @@ TEST_F(CppErrors, ConstructorRejectsBadTimeoutsAndAddresses) {
 TEST_F(CppErrors, MismatchedBufferCountsThrowOnBothSides) {
   const uint32_t id = new_id();
   const auto endpoint = [&](Endpoint& ep) {
-    PathOptions o = PathOptions::symmetric(interconnect_for("InterThreadMemcpy", id), ep.is_a(), 1, 64);
+    PathOptions o = PathOptions::symmetric(interconnect_for("InterThreadMemcpy", id, ep.is_a()), ep.is_a(), 1, 64);
     o.timeouts.create = 3.0;
     if (ep.is_a()) o.send_bytes.assign(11, 64);   // A->B: 11 on A ...
     if (!ep.is_a()) o.recv_bytes.assign(12, 64);  // ... 12 on B.

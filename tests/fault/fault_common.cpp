@@ -14,7 +14,7 @@ std::vector<BadInterconnect> bad_interconnects(const std::string& p) {
       {"   ", {"interconnect"}, {}},
       {"Bogus -ID=1", {"Bogus"}, {}},
       {"x" + p + " -ID=1", {"x" + p}, {}},
-      {p, {"-ID"}, {"missing", "required", "needs", "no "}},
+      {p, {p == "Socket" ? "-IP" : "-ID"}, {"missing", "required", "needs", "no "}},
       {p + " -ID=1 -ID=2", {"-ID"}, {"twice", "duplicate", "more than once", "again"}},
       {p + " -ID=abc", {"abc"}, {}},
       {p + " -ID=-5", {"-5"}, {}},

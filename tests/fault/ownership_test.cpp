@@ -94,7 +94,7 @@ TEST_P(Ownership, SecondClaimOfASideFails) {
       });
 }
 
-INSTANTIATE_TEST_SUITE_P(AllProviders, Ownership, ::testing::ValuesIn(kAllProviders),
+INSTANTIATE_TEST_SUITE_P(MemoryProviders, Ownership, ::testing::ValuesIn(kMemoryProviders),
                          provider_name_param_name);
 
 // A message exchange on a fresh path with the given ID (A here, B in a child process).

@@ -8,7 +8,11 @@
 namespace takyon::test {
 
 bool is_inter_process(std::string_view provider) {
-  return provider.starts_with("InterProcess");
+  return provider == "InterProcessMemcpy" || provider == "InterProcessPointer";
+}
+
+bool is_socket(std::string_view provider) {
+  return provider == "InterProcessSocket" || provider == "Socket";
 }
 
 bool is_pointer(std::string_view provider) {
@@ -16,10 +20,13 @@ bool is_pointer(std::string_view provider) {
 }
 
 Mode mode_for(std::string_view provider) {
-  return is_inter_process(provider) ? Mode::kProcesses : Mode::kThreads;
+  return provider.starts_with("InterThread") ? Mode::kThreads : Mode::kProcesses;
 }
 
-std::string interconnect_for(std::string_view provider, uint32_t id) {
+std::string interconnect_for(std::string_view provider, uint32_t id, bool endpoint_a) {
+  if (provider == "Socket") {
+    return std::string(endpoint_a ? "Socket -server" : "Socket -client") + " -IP=127.0.0.1 -ID=" + std::to_string(id);
+  }
   return std::string(provider) + " -ID=" + std::to_string(id);
 }
 
@@ -46,7 +53,7 @@ std::string provider_name_param_name(const ::testing::TestParamInfo<const char*>
 
 Attrs::Attrs(std::string_view provider, uint32_t id, bool endpoint_a, bool polling, int nbufs_atob,
              int nbufs_btoa, uint64_t bytes, double timeout) {
-  set_interconnect(interconnect_for(provider, id));
+  set_interconnect(interconnect_for(provider, id, endpoint_a));
   attrs.is_endpointA = endpoint_a;
   attrs.is_polling = polling;
   attrs.abort_on_failure = false;

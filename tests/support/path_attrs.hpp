@@ -16,16 +16,24 @@
 
 namespace takyon::test {
 
-inline constexpr const char* kAllProviders[] = {"InterThreadMemcpy", "InterThreadPointer",
-                                                "InterProcessMemcpy", "InterProcessPointer"};
+/// Every connected provider: the suites that test the path contract run on each.
+inline constexpr const char* kAllProviders[] = {"InterThreadMemcpy",  "InterThreadPointer", "InterProcessMemcpy",
+                                                "InterProcessPointer", "InterProcessSocket", "Socket"};
+/// The providers whose ID names memory they own (the ownership suite's subject).
+inline constexpr const char* kMemoryProviders[] = {"InterThreadMemcpy", "InterThreadPointer", "InterProcessMemcpy",
+                                                   "InterProcessPointer"};
 
+/// The shared-memory providers (receive buffers live in memory the provider allocates).
 [[nodiscard]] bool is_inter_process(std::string_view provider);
+/// Socket providers (connected): TCP or Unix socket.
+[[nodiscard]] bool is_socket(std::string_view provider);
 /// Pointer providers: the sender's send buffer is the receiver's receive buffer.
 [[nodiscard]] bool is_pointer(std::string_view provider);
-/// The mode the runner uses for the provider: threads for InterThread*, processes for InterProcess*.
+/// The mode the runner uses for the provider: threads for InterThread*, processes otherwise.
 [[nodiscard]] Mode mode_for(std::string_view provider);
-/// "<provider> -ID=<id>".
-[[nodiscard]] std::string interconnect_for(std::string_view provider, uint32_t id);
+/// "<provider> -ID=<id>"; for Socket, "Socket -server|-client -IP=127.0.0.1 -ID=<id>" (endpoint A
+/// is the server; the port is the system's choice, found by discovery).
+[[nodiscard]] std::string interconnect_for(std::string_view provider, uint32_t id, bool endpoint_a);
 
 /// One instantiation of a provider-parameterized suite.
 struct ProviderParam {

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+// Establishing the connected socket providers' connections: the abstract Unix socket of
+// InterProcessSocket, and TCP server/client with a fixed or a discovered port.
+#include <arpa/inet.h>
+#include <linux/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <thread>
+
+#include "backends/socket/discovery.hpp"
+#include "backends/socket/socket_backend.hpp"
+#include "backends/socket/stream_endpoint.hpp"
+
+namespace takyon::detail {
+namespace {
+
+void sleep_until_retry(int64_t& backoff_ns, Deadline deadline) {
+  std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(backoff_ns, deadline.remaining_ns(now_ns()))));
+  backoff_ns = std::min<int64_t>(backoff_ns * 2, 5'000'000);
+}
+
+Status finish(Fd fd, bool tcp, std::string peer, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+              std::unique_ptr<Backend>& out) {
+  StreamEndpoint::Options options;
+  options.tcp = tcp;
+  options.polling = config.is_polling;
+  options.provider = config.provider->text();
+  options.peer = std::move(peer);
+  auto endpoint = std::make_unique<StreamEndpoint>(std::move(fd), std::move(options), log);
+  if (endpoint->connect(config, deadline) != Status::kOk) return log.status();
+  out = std::move(endpoint);
+  return Status::kOk;
+}
+
+// ----- InterProcessSocket ----------------------------------------------------------------------
+
+Status accept_unix(int listener, const std::string& name, const EndpointConfig& config, Deadline deadline,
+                   ErrorLog& log, Fd& out) {
+  for (;;) {
+    short revents = 0;
+    const Status waited = wait_fd(listener, POLLIN, deadline, -1, revents, log);
+    if (waited == Status::kTimedOut) {
+      return TAKYON_FAIL(log, Status::kTimeout,
+                         "endpoint B of '%s' did not connect (abstract Unix socket @%s) within path_create_timeout",
+                         config.provider->text().c_str(), name.c_str());
+    }
+    if (waited != Status::kOk) return waited;
+    Fd fd(accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd.valid()) {
+      if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) continue;
+      return TAKYON_FAIL(log, Status::kSystem, "accept on @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+    }
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
+      continue;  // another user's process: not our endpoint B; keep waiting for it
+    }
+    out = std::move(fd);
+    return Status::kOk;
+  }
+}
+
+}  // namespace
+
+Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                                           std::unique_ptr<Backend>& out) {
+  const std::string name = strf("takyon-%u-InterProcessSocket-%llu", static_cast<unsigned>(getuid()),
+                                static_cast<unsigned long long>(config.provider->number("ID")));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());  // sun_path[0] = '\0': the abstract namespace
+  const auto addr_len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
+
+  if (config.is_endpoint_a) {
+    Fd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!listener.valid()) {
+      return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
+    }
+    if (bind(listener.get(), sa, addr_len) != 0) {
+      if (errno == EADDRINUSE) {
+        return TAKYON_FAIL(log, Status::kInvalidArgument,
+                           "endpoint A of '%s' already exists on this host (abstract Unix socket @%s is bound)",
+                           config.provider->text().c_str(), name.c_str());
+      }
+      return TAKYON_FAIL(log, Status::kSystem, "bind to @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+    }
+    if (listen(listener.get(), 4) != 0) {
+      return TAKYON_FAIL(log, Status::kSystem, "listen on @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+    }
+    Fd fd;
+    if (accept_unix(listener.get(), name, config, deadline, log, fd) != Status::kOk) return log.status();
+    listener.reset();  // the name is free again at once: the ID can be reused
+    return finish(std::move(fd), false, "endpoint B (@" + name + ")", config, deadline, log, out);
+  }
+
+  int64_t backoff_ns = 20'000;
+  for (;;) {
+    Fd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
+    if (connect(fd.get(), sa, addr_len) == 0) {
+      return finish(std::move(fd), false, "endpoint A (@" + name + ")", config, deadline, log, out);
+    }
+    if (errno != ECONNREFUSED && errno != EAGAIN && errno != ENOENT && errno != EINTR) {
+      return TAKYON_FAIL(log, Status::kSystem, "connect to @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+    }
+    if (deadline.expired()) {
+      return TAKYON_FAIL(log, Status::kTimeout,
+                         "endpoint A of '%s' did not appear (abstract Unix socket @%s) within path_create_timeout",
+                         config.provider->text().c_str(), name.c_str());
+    }
+    sleep_until_retry(backoff_ns, deadline);
+  }
+}
+
+// ----- Socket (TCP) ----------------------------------------------------------------------------
+
+namespace {
+
+struct TcpArgs {
+  bool server = false;
+  in_addr ip{};
+  uint16_t port = 0;  // 0: -ID form
+  uint32_t id = 0;
+  bool reuse = false;
+};
+
+Status parse_tcp_args(const ProviderArgs& provider, TcpArgs& out, ErrorLog& log) {
+  const std::string& text = provider.text();
+  const bool server = provider.has_flag("server");
+  const bool client = provider.has_flag("client");
+  if (server == client) {
+    return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': give exactly one of -server and -client",
+                       text.c_str());
+  }
+  out.server = server;
+  const bool has_port = provider.value("port").has_value();
+  const bool has_id = provider.value("ID").has_value();
+  if (has_port == has_id) {
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': give exactly one of -port=<p> (a fixed port) and -ID=<n> (a port the "
+                       "system assigns, found by discovery)", text.c_str());
+  }
+  if (has_port && provider.number("port") == 0) {
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': -port=0 is not a port; use -ID=<n> for a port the system assigns",
+                       text.c_str());
+  }
+  out.port = static_cast<uint16_t>(provider.number("port"));
+  out.id = static_cast<uint32_t>(provider.number("ID"));
+  out.reuse = provider.has_flag("reuse");
+  if (out.reuse && !server) {
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': -reuse applies to -server only (it lets the server's port be bound again "
+                       "while old connections linger)", text.c_str());
+  }
+  if (parse_ipv4(*provider.value("IP"), text, "-IP", out.ip, log) != Status::kOk) return log.status();
+  if (has_id && out.ip.s_addr == htonl(INADDR_ANY)) {
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': -ID needs the server's own address in -IP (not 0.0.0.0) to find it",
+                       text.c_str());
+  }
+  return Status::kOk;
+}
+
+Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                  std::unique_ptr<Backend>& out) {
+  const std::string& text = config.provider->text();
+  Fd listener(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!listener.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
+  if (args.reuse && set_option(listener.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk) {
+    return log.status();
+  }
+  Ipv4Endpoint local{args.ip, args.port};
+  const sockaddr_in bound = local.sockaddr();
+  if (bind(listener.get(), reinterpret_cast<const sockaddr*>(&bound), sizeof(bound)) != 0) {
+    const int err = errno;
+    if (err == EADDRINUSE) {
+      return TAKYON_FAIL(log, Status::kInvalidArgument,
+                         "'%s': port %u on %s is in use (another server, or connections of an earlier one that "
+                         "linger in TIME_WAIT: add -reuse for those)", text.c_str(), args.port,
+                         ipv4_text(args.ip).c_str());
+    }
+    if (err == EADDRNOTAVAIL) {
+      return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': -IP=%s is not an address of this host", text.c_str(),
+                         ipv4_text(args.ip).c_str());
+    }
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': bind to %s failed: %s", text.c_str(), local.text().c_str(),
+                       errno_text(err).c_str());
+  }
+  if (listen(listener.get(), 4) != 0) {
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': listen failed: %s", text.c_str(), errno_text(errno).c_str());
+  }
+  DiscoveryResponder responder;
+  if (args.port == 0) {
+    sockaddr_in assigned{};
+    socklen_t len = sizeof(assigned);
+    if (getsockname(listener.get(), reinterpret_cast<sockaddr*>(&assigned), &len) != 0) {
+      return TAKYON_FAIL(log, Status::kSystem, "getsockname failed: %s", errno_text(errno).c_str());
+    }
+    local.port = ntohs(assigned.sin_port);
+    if (responder.open(args.ip, args.id, local.port, text, log) != Status::kOk) return log.status();
+  }
+  for (;;) {
+    pollfd fds[2] = {{listener.get(), POLLIN, 0}, {responder.fd(), POLLIN, 0}};
+    const int64_t left = deadline.remaining_ns(now_ns());
+    timespec ts{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+    const int n = ppoll(fds, responder.fd() >= 0 ? 2 : 1, left == INT64_MAX ? nullptr : &ts, nullptr);
+    if (n < 0 && errno != EINTR) {
+      return TAKYON_FAIL(log, Status::kSystem, "poll failed: %s", errno_text(errno).c_str());
+    }
+    if ((fds[1].revents & POLLIN) != 0) responder.answer();
+    if ((fds[0].revents & POLLIN) != 0) {
+      sockaddr_in from{};
+      socklen_t from_len = sizeof(from);
+      Fd fd(accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_NONBLOCK | SOCK_CLOEXEC));
+      if (fd.valid()) {
+        if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk) return log.status();
+        const Ipv4Endpoint client{from.sin_addr, ntohs(from.sin_port)};
+        return finish(std::move(fd), true, "client " + client.text(), config, deadline, log, out);
+      }
+      if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+        return TAKYON_FAIL(log, Status::kSystem, "accept failed: %s", errno_text(errno).c_str());
+      }
+    }
+    if (deadline.expired()) {
+      return TAKYON_FAIL(log, Status::kTimeout, "'%s': no client connected to %s within path_create_timeout",
+                         text.c_str(), local.text().c_str());
+    }
+  }
+}
+
+Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                  std::unique_ptr<Backend>& out) {
+  const std::string& text = config.provider->text();
+  int64_t backoff_ns = 100'000;
+  bool refused = false;
+  for (;;) {
+    Ipv4Endpoint server{args.ip, args.port};
+    if (args.port == 0) {
+      const Status found = discover_port(args.ip, args.id, deadline, text, server.port, log);
+      if (found == Status::kTimedOut) {
+        return TAKYON_FAIL(log, Status::kTimeout,
+                           "'%s': no server for -ID=%u on %s answered discovery (group %s, TTL 1) within "
+                           "path_create_timeout", text.c_str(), args.id, ipv4_text(args.ip).c_str(),
+                           discovery_group().text().c_str());
+      }
+      if (found != Status::kOk) return found;
+    }
+    Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
+    const sockaddr_in to = server.sockaddr();
+    int err = 0;
+    if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) err = errno;
+    if (err == EINPROGRESS || err == EINTR) {
+      short revents = 0;
+      const Status waited = wait_fd(fd.get(), POLLOUT, deadline, -1, revents, log);
+      if (waited == Status::kTimedOut) {
+        err = ETIMEDOUT;
+      } else if (waited != Status::kOk) {
+        return waited;
+      } else {
+        socklen_t len = sizeof(err);
+        if (getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+      }
+    }
+    if (err == 0) {
+      if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk) return log.status();
+      return finish(std::move(fd), true, "server " + server.text(), config, deadline, log, out);
+    }
+    if (err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL) {
+      return TAKYON_FAIL(log, Status::kDisconnected, "'%s': cannot reach %s: %s", text.c_str(), server.text().c_str(),
+                         errno_text(err).c_str());
+    }
+    if (err != ECONNREFUSED && err != ETIMEDOUT && err != EAGAIN) {
+      return TAKYON_FAIL(log, Status::kSystem, "'%s': connect to %s failed: %s", text.c_str(), server.text().c_str(),
+                         errno_text(err).c_str());
+    }
+    refused = refused || err == ECONNREFUSED;
+    if (deadline.expired()) {
+      if (refused) {
+        return TAKYON_FAIL(log, Status::kTimeout,
+                           "'%s': %s refused the connection until path_create_timeout expired (no server listening)",
+                           text.c_str(), server.text().c_str());
+      }
+      return TAKYON_FAIL(log, Status::kTimeout, "'%s': no answer from %s within path_create_timeout", text.c_str(),
+                         server.text().c_str());
+    }
+    sleep_until_retry(backoff_ns, deadline);
+  }
+}
+
+}  // namespace
+
+Status SocketBackend::create_tcp(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                                 std::unique_ptr<Backend>& out) {
+  TcpArgs args;
+  if (parse_tcp_args(*config.provider, args, log) != Status::kOk) return log.status();
+  return args.server ? tcp_server(args, config, deadline, log, out) : tcp_client(args, config, deadline, log, out);
+}
+
+}  // namespace takyon::detail

@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: MIT
+// The connected socket protocol: greeting, framed messages read straight into receive buffers,
+// per-buffer credits, heartbeats and link checks, graceful close.
+#include "backends/socket/stream_endpoint.hpp"
+
+#include <endian.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "backends/common/layout_check.hpp"
+
+namespace takyon::detail {
+namespace {
+
+enum FrameType : uint32_t { kData = 1, kCredit = 2, kWantCredit = 3, kHeartbeat = 4, kClose = 5 };
+
+constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'S', '1'};
+constexpr char kAccept[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'O', 'K'};
+constexpr char kRefuse[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'N', 'O'};
+constexpr uint32_t kMaxBuffersOnWire = 1u << 16;
+
+struct Greeting {
+  char magic[8];
+  uint32_t side;  // 'A' or 'B'
+  uint32_t nsend;
+  uint32_t nrecv;
+  uint32_t reserved;
+};
+static_assert(sizeof(Greeting) == 24);
+
+struct Verdict {
+  char word[8];
+  char reason[248];
+};
+
+// Liveness over TCP: a waiting call ticks this often, sending a heartbeat when nothing is
+// unacknowledged, and declares the link lost after kAckSilenceNs of unacknowledged bytes and no
+// ACK at all (a delayed ACK takes at most 200 ms on Linux).
+constexpr int64_t kTickNs = 100'000'000;
+constexpr int64_t kAckSilenceNs = 500'000'000;
+constexpr int64_t kSpinBeforeYieldNs = 50'000;
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+void to_wire(WireFrame& f) noexcept {
+  f.type = htole32(f.type);
+  f.buffer = htole32(f.buffer);
+  f.bytes = htole64(f.bytes);
+  f.offset = htole64(f.offset);
+  f.ncredits = htole32(f.ncredits);
+  f.credit0 = htole32(f.credit0);
+}
+
+void from_wire(WireFrame& f) noexcept {
+  f.type = le32toh(f.type);
+  f.buffer = le32toh(f.buffer);
+  f.bytes = le64toh(f.bytes);
+  f.offset = le64toh(f.offset);
+  f.ncredits = le32toh(f.ncredits);
+  f.credit0 = le32toh(f.credit0);
+}
+
+// One call at a time per endpoint: a second thread gets a clear error instead of a torn stream.
+class CallGuard {
+ public:
+  explicit CallGuard(std::atomic<bool>& flag) noexcept : flag_(flag), entered_(!flag.exchange(true)) {}
+  ~CallGuard() {
+    if (entered_) flag_.store(false, std::memory_order_release);
+  }
+  CallGuard(const CallGuard&) = delete;
+  CallGuard& operator=(const CallGuard&) = delete;
+  [[nodiscard]] bool entered() const noexcept { return entered_; }
+
+ private:
+  std::atomic<bool>& flag_;
+  bool entered_;
+};
+
+#define TAKYON_ONE_CALL_AT_A_TIME()                                                                          \
+  CallGuard guard(in_call_);                                                                                 \
+  if (!guard.entered()) [[unlikely]] {                                                                       \
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,                                                       \
+                       "another thread is inside a call on this socket endpoint; a socket endpoint takes " \
+                       "one call at a time");                                                                \
+  }
+
+}  // namespace
+
+StreamEndpoint::StreamEndpoint(Fd fd, Options options, ErrorLog& log)
+    : fd_(std::move(fd)), options_(std::move(options)), log_(log) {}
+
+StreamEndpoint::~StreamEndpoint() = default;
+
+Status StreamEndpoint::disconnected_error(const char* context) {
+  return TAKYON_FAIL(log_, Status::kDisconnected, "the peer %s destroyed its endpoint; %s", options_.peer.c_str(),
+                     context);
+}
+
+Status StreamEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
+  for (const BufferSpec& spec : config.send) {
+    std::byte* addr = spec.app_addr;
+    if (addr == nullptr && spec.bytes > 0) {
+      PageBuffer buffer;
+      if (buffer.allocate(spec.bytes, log_) != Status::kOk) return log_.status();
+      addr = buffer.data();
+      owned_.push_back(std::move(buffer));
+    }
+    buffers_.send.push_back(addr);
+  }
+  for (const BufferSpec& spec : config.recv) {
+    std::byte* addr = spec.app_addr;
+    if (addr == nullptr && spec.bytes > 0) {
+      PageBuffer buffer;
+      if (buffer.allocate(spec.bytes, log_) != Status::kOk) return log_.status();
+      addr = buffer.data();
+      owned_.push_back(std::move(buffer));
+    }
+    buffers_.recv.push_back(addr);
+    recv_size_.push_back(spec.bytes);
+  }
+  const size_t nsend = config.send.size();
+  const size_t nrecv = config.recv.size();
+  arrived_.assign(nrecv, 0);
+  arrived_bytes_.assign(nrecv, 0);
+  arrived_offset_.assign(nrecv, 0);
+  peer_wants_.assign(nrecv, 0);
+  remote_busy_.assign(nsend, 0);
+  want_sent_.assign(nsend, 0);
+  owed_credits_.reserve(nrecv);
+  in_credits_.reserve(nsend);
+  return handshake(config, deadline);
+}
+
+Status StreamEndpoint::write_all_blocking(const void* data, size_t bytes, Deadline deadline, const char* what) {
+  const auto* p = static_cast<const std::byte*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::send(fd_.get(), p, bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      p += n;
+      bytes -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      return TAKYON_FAIL(log_, Status::kDisconnected, "sending the %s to %s failed: %s", what, options_.peer.c_str(),
+                         errno_text(errno).c_str());
+    }
+    short revents = 0;
+    const Status waited = wait_fd(fd_.get(), POLLOUT, deadline, -1, revents, log_);
+    if (waited == Status::kTimedOut) {
+      return TAKYON_FAIL(log_, Status::kTimeout, "could not send the %s to %s within path_create_timeout", what,
+                         options_.peer.c_str());
+    }
+    if (waited != Status::kOk) return waited;
+  }
+  return Status::kOk;
+}
+
+Status StreamEndpoint::read_all_blocking(void* data, size_t bytes, Deadline deadline, const char* what) {
+  auto* p = static_cast<std::byte*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::recv(fd_.get(), p, bytes, MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      bytes -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) {
+      return TAKYON_FAIL(log_, Status::kDisconnected, "%s closed the connection before sending its %s",
+                         options_.peer.c_str(), what);
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return TAKYON_FAIL(log_, Status::kDisconnected, "reading the %s from %s failed: %s", what,
+                         options_.peer.c_str(), errno_text(errno).c_str());
+    }
+    short revents = 0;
+    const Status waited = wait_fd(fd_.get(), POLLIN, deadline, -1, revents, log_);
+    if (waited == Status::kTimedOut) {
+      return TAKYON_FAIL(log_, Status::kTimeout, "%s sent no %s within path_create_timeout", options_.peer.c_str(),
+                         what);
+    }
+    if (waited != Status::kOk) return waited;
+  }
+  return Status::kOk;
+}
+
+Status StreamEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
+  std::vector<uint64_t> my_send;
+  std::vector<uint64_t> my_recv;
+  for (const BufferSpec& spec : config.send) my_send.push_back(spec.bytes);
+  for (const BufferSpec& spec : config.recv) my_recv.push_back(spec.bytes);
+
+  std::vector<std::byte> out(sizeof(Greeting) + 8 * (my_send.size() + my_recv.size()));
+  Greeting mine{};
+  std::memcpy(mine.magic, kGreetingMagic, sizeof(mine.magic));
+  mine.side = htole32(static_cast<uint32_t>(config.side()));
+  mine.nsend = htole32(static_cast<uint32_t>(my_send.size()));
+  mine.nrecv = htole32(static_cast<uint32_t>(my_recv.size()));
+  std::memcpy(out.data(), &mine, sizeof(mine));
+  size_t at = sizeof(Greeting);
+  for (const auto* list : {&my_send, &my_recv}) {
+    for (uint64_t bytes : *list) {
+      const uint64_t le = htole64(bytes);
+      std::memcpy(out.data() + at, &le, 8);
+      at += 8;
+    }
+  }
+  if (write_all_blocking(out.data(), out.size(), deadline, "Takyon greeting") != Status::kOk) return log_.status();
+
+  Greeting theirs{};
+  if (read_all_blocking(&theirs, sizeof(theirs), deadline, "Takyon greeting") != Status::kOk) return log_.status();
+  const uint32_t peer_side = le32toh(theirs.side);
+  const uint32_t peer_nsend = le32toh(theirs.nsend);
+  const uint32_t peer_nrecv = le32toh(theirs.nrecv);
+  if (std::memcmp(theirs.magic, kGreetingMagic, sizeof(theirs.magic)) != 0 || (peer_side != 'A' && peer_side != 'B') ||
+      peer_nsend > kMaxBuffersOnWire || peer_nrecv > kMaxBuffersOnWire) {
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s is not a Takyon '%s' endpoint: its first bytes are not a Takyon socket greeting",
+                       options_.peer.c_str(), config.provider->name().c_str());
+  }
+  std::vector<uint64_t> peer_send(peer_nsend);
+  std::vector<uint64_t> peer_recv(peer_nrecv);
+  for (auto* list : {&peer_send, &peer_recv}) {
+    for (uint64_t& bytes : *list) {
+      if (read_all_blocking(&bytes, 8, deadline, "buffer layout") != Status::kOk) return log_.status();
+      bytes = le64toh(bytes);
+    }
+  }
+
+  // Judge the pairing, tell the peer, then hear its judgement.
+  Status mine_ok = Status::kOk;
+  if (peer_side == static_cast<uint32_t>(config.side())) {
+    mine_ok = TAKYON_FAIL(log_, Status::kProtocol, "both endpoints of '%s' are endpoint %c; one must be A, the other B",
+                          config.provider->text().c_str(), config.side());
+  } else {
+    const LayoutView my_view{config.side(), my_send, my_recv};
+    const LayoutView peer_view{static_cast<char>(peer_side), peer_send, peer_recv};
+    mine_ok = check_layout(my_view, peer_view, false, config.provider->name(), log_);
+  }
+  Verdict verdict{};
+  std::memcpy(verdict.word, mine_ok == Status::kOk ? kAccept : kRefuse, sizeof(verdict.word));
+  if (mine_ok != Status::kOk) std::snprintf(verdict.reason, sizeof(verdict.reason), "%s", log_.cause().c_str());
+  if (mine_ok != Status::kOk) {
+    // Best effort: the peer learns why; our own error stands either way.
+    (void)::send(fd_.get(), &verdict, sizeof(verdict), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return mine_ok;
+  }
+  if (write_all_blocking(&verdict, sizeof(verdict), deadline, "pairing verdict") != Status::kOk) return log_.status();
+  Verdict peer_verdict{};
+  if (read_all_blocking(&peer_verdict, sizeof(peer_verdict), deadline, "pairing verdict") != Status::kOk) {
+    return log_.status();
+  }
+  if (std::memcmp(peer_verdict.word, kAccept, sizeof(kAccept)) != 0) {
+    peer_verdict.reason[sizeof(peer_verdict.reason) - 1] = '\0';
+    const bool refused = std::memcmp(peer_verdict.word, kRefuse, sizeof(kRefuse)) == 0;
+    return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c (%s) refused the pairing: %s",
+                       static_cast<char>(peer_side), options_.peer.c_str(),
+                       refused ? peer_verdict.reason : "(malformed verdict)");
+  }
+  for (size_t i = 0; i < config.send.size(); ++i) buffers_.remote_recv_bytes.push_back(peer_recv[i]);
+  return Status::kOk;
+}
+
+// ----- inbound ---------------------------------------------------------------------------------
+
+Status StreamEndpoint::read_error(ssize_t n, int err, const char* what) {
+  if (n == 0) {
+    eof_ = true;
+    if (in_state_ == InState::kPayload) {
+      const uint64_t got = in_frame_.bytes - in_left_;
+      return TAKYON_FAIL(log_, Status::kDisconnected,
+                         "%s closed the connection in the middle of a message to receive buffer %u (%llu of %llu "
+                         "bytes arrived); the message is lost",
+                         options_.peer.c_str(), in_frame_.buffer, static_cast<unsigned long long>(got),
+                         static_cast<unsigned long long>(in_frame_.bytes));
+    }
+    if (in_state_ != InState::kHeader || in_got_ != 0) {
+      return TAKYON_FAIL(log_, Status::kDisconnected, "%s closed the connection in the middle of a frame header",
+                         options_.peer.c_str());
+    }
+    if (peer_closed_) return Status::kOk;
+    return TAKYON_FAIL(log_, Status::kDisconnected,
+                       "%s closed the connection without destroying its endpoint (the process exited or was killed)",
+                       options_.peer.c_str());
+  }
+  if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) return Status::kOk;
+  return TAKYON_FAIL(log_, Status::kDisconnected, "reading the %s from %s failed: %s", what, options_.peer.c_str(),
+                     errno_text(err).c_str());
+}
+
+Status StreamEndpoint::apply_credit(uint32_t buffer) {
+  if (buffer >= remote_busy_.size() || remote_busy_[buffer] == 0) {
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s returned a credit for send buffer %u, which has no message outstanding (protocol error)",
+                       options_.peer.c_str(), buffer);
+  }
+  remote_busy_[buffer] = 0;
+  return Status::kOk;
+}
+
+Status StreamEndpoint::on_header() {
+  from_wire(in_frame_);
+  const WireFrame& f = in_frame_;
+  if (f.type < kData || f.type > kClose) {
+    return TAKYON_FAIL(log_, Status::kProtocol, "%s sent a frame of unknown type %u (protocol error)",
+                       options_.peer.c_str(), f.type);
+  }
+  if (f.ncredits > remote_busy_.size()) {
+    return TAKYON_FAIL(log_, Status::kProtocol, "%s sent %u credits but this endpoint has %zu send buffers",
+                       options_.peer.c_str(), f.ncredits, remote_busy_.size());
+  }
+  if (f.ncredits > 0 && apply_credit(f.credit0) != Status::kOk) return log_.status();
+  if (f.ncredits > 1) {
+    in_state_ = InState::kCredits;
+    in_got_ = 0;
+    in_credits_.resize(f.ncredits - 1);
+    return Status::kOk;
+  }
+  return on_frame_body();
+}
+
+Status StreamEndpoint::on_frame_body() {
+  const WireFrame& f = in_frame_;
+  in_state_ = InState::kHeader;
+  in_got_ = 0;
+  switch (f.type) {
+    case kData: {
+      if (f.buffer >= arrived_.size()) {
+        return TAKYON_FAIL(log_, Status::kProtocol, "%s sent a message to receive buffer %u, but there are only %zu",
+                           options_.peer.c_str(), f.buffer, arrived_.size());
+      }
+      const uint64_t size = recv_size_[f.buffer];
+      if (f.offset > size || f.bytes > size - f.offset) {
+        return TAKYON_FAIL(log_, Status::kProtocol,
+                           "%s sent %llu bytes at offset %llu into receive buffer %u of %llu bytes (protocol error)",
+                           options_.peer.c_str(), static_cast<unsigned long long>(f.bytes),
+                           static_cast<unsigned long long>(f.offset), f.buffer, static_cast<unsigned long long>(size));
+      }
+      if (arrived_[f.buffer] != 0) {
+        return TAKYON_FAIL(log_, Status::kProtocol,
+                           "%s sent a second message into receive buffer %u before this endpoint received the first "
+                           "(protocol error)", options_.peer.c_str(), f.buffer);
+      }
+      if (f.bytes == 0) {
+        arrived_[f.buffer] = 1;
+        arrived_bytes_[f.buffer] = 0;
+        arrived_offset_[f.buffer] = f.offset;
+        return Status::kOk;
+      }
+      in_state_ = InState::kPayload;
+      in_dest_ = buffers_.recv[f.buffer] + f.offset;
+      in_left_ = f.bytes;
+      return Status::kOk;
+    }
+    case kWantCredit: {
+      if (f.buffer >= peer_wants_.size()) {
+        return TAKYON_FAIL(log_, Status::kProtocol, "%s asked for receive buffer %u, but there are only %zu",
+                           options_.peer.c_str(), f.buffer, peer_wants_.size());
+      }
+      if (std::find(owed_credits_.begin(), owed_credits_.end(), f.buffer) != owed_credits_.end()) {
+        return queue_control(kCredit, 0);
+      }
+      peer_wants_[f.buffer] = 1;
+      return Status::kOk;
+    }
+    case kClose:
+      peer_closed_ = true;
+      return Status::kOk;
+    default:  // kCredit, kHeartbeat: the credits were applied with the header
+      return Status::kOk;
+  }
+}
+
+Status StreamEndpoint::pump() {
+  for (;;) {
+    if (eof_) return Status::kOk;
+    switch (in_state_) {
+      case InState::kHeader: {
+        auto* raw = reinterpret_cast<std::byte*>(&in_frame_);
+        const ssize_t n = ::recv(fd_.get(), raw + in_got_, sizeof(WireFrame) - in_got_, MSG_DONTWAIT);
+        if (n <= 0) {
+          const int err = errno;
+          if (n < 0 && err == EINTR) continue;
+          return read_error(n, err, "frame header");
+        }
+        in_got_ += static_cast<size_t>(n);
+        if (in_got_ < sizeof(WireFrame)) break;
+        if (on_header() != Status::kOk) return log_.status();
+        break;
+      }
+      case InState::kCredits: {
+        auto* raw = reinterpret_cast<std::byte*>(in_credits_.data());
+        const size_t want = in_credits_.size() * sizeof(uint32_t);
+        const ssize_t n = ::recv(fd_.get(), raw + in_got_, want - in_got_, MSG_DONTWAIT);
+        if (n <= 0) {
+          const int err = errno;
+          if (n < 0 && err == EINTR) continue;
+          if (n == 0) in_state_ = InState::kHeader, in_got_ = 1;  // report a torn frame
+          return read_error(n, err, "frame credits");
+        }
+        in_got_ += static_cast<size_t>(n);
+        if (in_got_ < want) break;
+        for (uint32_t credit : in_credits_) {
+          if (apply_credit(le32toh(credit)) != Status::kOk) return log_.status();
+        }
+        if (on_frame_body() != Status::kOk) return log_.status();
+        break;
+      }
+      case InState::kPayload: {
+        const ssize_t n = ::recv(fd_.get(), in_dest_, in_left_, MSG_DONTWAIT);
+        if (n <= 0) {
+          const int err = errno;
+          if (n < 0 && err == EINTR) continue;
+          return read_error(n, err, "message payload");
+        }
+        in_dest_ += n;
+        in_left_ -= static_cast<uint64_t>(n);
+        if (in_left_ > 0) break;
+        const uint32_t b = in_frame_.buffer;
+        arrived_[b] = 1;
+        arrived_bytes_[b] = in_frame_.bytes;
+        arrived_offset_[b] = in_frame_.offset;
+        in_state_ = InState::kHeader;
+        in_got_ = 0;
+        break;
+      }
+    }
+  }
+}
+
+// ----- outbound --------------------------------------------------------------------------------
+
+Status StreamEndpoint::queue_control(uint32_t type, uint32_t buffer) {
+  WireFrame f{};
+  f.type = type;
+  f.buffer = buffer;
+  f.ncredits = static_cast<uint32_t>(owed_credits_.size());
+  f.credit0 = owed_credits_.empty() ? 0 : owed_credits_[0];
+  to_wire(f);
+  const size_t at = pending_.size();
+  pending_.resize(at + sizeof(f) + 4 * (owed_credits_.empty() ? 0 : owed_credits_.size() - 1));
+  std::memcpy(pending_.data() + at, &f, sizeof(f));
+  for (size_t k = 1; k < owed_credits_.size(); ++k) {
+    const uint32_t le = htole32(owed_credits_[k]);
+    std::memcpy(pending_.data() + at + sizeof(f) + 4 * (k - 1), &le, 4);
+  }
+  owed_credits_.clear();
+  return flush_pending();
+}
+
+Status StreamEndpoint::flush_pending() {
+  while (!data_in_progress_ && pending_sent_ < pending_.size()) {
+    const ssize_t n = ::send(fd_.get(), pending_.data() + pending_sent_, pending_.size() - pending_sent_,
+                             MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      pending_sent_ += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Status::kOk;
+    return TAKYON_FAIL(log_, Status::kDisconnected, "writing to %s failed: %s", options_.peer.c_str(),
+                       errno_text(errno).c_str());
+  }
+  if (pending_sent_ == pending_.size()) {
+    pending_.clear();
+    pending_sent_ = 0;
+  }
+  return Status::kOk;
+}
+
+Status StreamEndpoint::write_data(const SendArgs& args) {
+  WireFrame f{};
+  f.type = kData;
+  f.buffer = static_cast<uint32_t>(args.buffer);
+  f.bytes = args.bytes;
+  f.offset = args.dest_offset;
+  const size_t ncredits = owed_credits_.size();
+  f.ncredits = static_cast<uint32_t>(ncredits);
+  f.credit0 = ncredits == 0 ? 0 : owed_credits_[0];
+  to_wire(f);
+  std::vector<uint32_t> extra;
+  for (size_t k = 1; k < ncredits; ++k) extra.push_back(htole32(owed_credits_[k]));
+
+  iovec iov[3] = {{&f, sizeof(f)},
+                  {extra.data(), extra.size() * sizeof(uint32_t)},
+                  {buffers_.send[args.buffer] + args.src_offset, args.bytes}};
+  const uint64_t total = sizeof(f) + iov[1].iov_len + args.bytes;
+  uint64_t written = 0;
+  Deadline finish;
+  for (;;) {
+    // Skip what is written already.
+    msghdr msg{};
+    iovec rest[3];
+    int count = 0;
+    uint64_t skip = written;
+    for (const iovec& v : iov) {
+      if (skip >= v.iov_len) {
+        skip -= v.iov_len;
+        continue;
+      }
+      rest[count++] = {static_cast<std::byte*>(v.iov_base) + skip, v.iov_len - skip};
+      skip = 0;
+    }
+    msg.msg_iov = rest;
+    msg.msg_iovlen = static_cast<size_t>(count);
+    const ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      if (written == 0) {
+        owed_credits_.clear();  // they are on the wire now
+        data_in_progress_ = true;
+        finish = Deadline::after(args.finish_timeout);
+      }
+      written += static_cast<uint64_t>(n);
+      if (written == total) break;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      const int err = errno;
+      data_in_progress_ = false;
+      if (peer_closed_ || err == EPIPE || err == ECONNRESET) {
+        return TAKYON_FAIL(log_, Status::kDisconnected, "sending to %s failed (%s); the message is lost",
+                           options_.peer.c_str(), errno_text(err).c_str());
+      }
+      return TAKYON_FAIL(log_, Status::kDisconnected, "sending to %s failed: %s", options_.peer.c_str(),
+                         errno_text(err).c_str());
+    }
+    // The socket is full: keep reading (the peer may be writing to us too) while waiting for room.
+    if (pump() != Status::kOk) return log_.status();
+    const Status waited = wait_step(written == 0 ? args.start : finish, true);
+    if (waited == Status::kTimedOut) {
+      if (written == 0) return Status::kTimedOut;  // nothing went out: a retryable no-op
+      data_in_progress_ = false;
+      return TAKYON_FAIL(log_, Status::kTimeout,
+                         "the message to buffer %d did not finish within send_finish_timeout (%llu of %llu bytes "
+                         "written); the stream is cut",
+                         args.buffer, static_cast<unsigned long long>(written), static_cast<unsigned long long>(total));
+    }
+    if (waited != Status::kOk) {
+      data_in_progress_ = false;
+      return waited;
+    }
+  }
+  data_in_progress_ = false;
+  return flush_pending();  // control frames that pump() queued meanwhile
+}
+
+// ----- waiting and liveness --------------------------------------------------------------------
+
+void StreamEndpoint::begin_wait() {
+  const int64_t now = now_ns();
+  spin_since_ns_ = now;
+  next_tick_ns_ = now + kTickNs;
+  outq_since_ns_ = 0;
+  // The peer may be waiting for these; a waiting endpoint cannot piggyback them on anything.
+  if (!owed_credits_.empty() && !data_in_progress_) (void)queue_control(kCredit, 0);
+}
+
+Status StreamEndpoint::check_link() {
+  if (!options_.tcp || eof_) return Status::kOk;
+  const int64_t now = now_ns();
+  int outq = 0;
+  if (ioctl(fd_.get(), SIOCOUTQ, &outq) != 0) outq = 0;
+  if (outq == 0) {
+    outq_since_ns_ = 0;
+    if (pending_.empty() && !data_in_progress_) return queue_control(kHeartbeat, 0);
+    return Status::kOk;
+  }
+  if (outq_since_ns_ == 0) {
+    outq_since_ns_ = now;
+    return Status::kOk;
+  }
+  if (now - outq_since_ns_ < kAckSilenceNs) return Status::kOk;
+  tcp_info info{};
+  socklen_t len = sizeof(info);
+  if (getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return Status::kOk;
+  // A closed receive window is a live but busy peer, as long as it answers the window probes.
+  if (info.tcpi_snd_wnd == 0 && info.tcpi_probes < 2) return Status::kOk;
+  if (static_cast<int64_t>(info.tcpi_last_ack_recv) * 1'000'000 < kAckSilenceNs) return Status::kOk;
+  return TAKYON_FAIL(log_, Status::kDisconnected,
+                     "no acknowledgement from %s for %u ms with %d bytes unacknowledged: the link is down or the "
+                     "peer host is gone",
+                     options_.peer.c_str(), info.tcpi_last_ack_recv, outq);
+}
+
+Status StreamEndpoint::wait_step(Deadline deadline, bool want_output) {
+  const int64_t now = now_ns();
+  if (now >= next_tick_ns_) {
+    next_tick_ns_ = now + kTickNs;
+    if (check_link() != Status::kOk) return log_.status();
+  }
+  if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
+  if (deadline.expired(now)) return Status::kTimedOut;
+  if (options_.polling) {
+    if (now - spin_since_ns_ > kSpinBeforeYieldNs) {
+      sched_yield();
+    } else {
+      cpu_relax();
+    }
+    return Status::kOk;
+  }
+  short events = eof_ ? 0 : POLLIN;
+  if (want_output || !pending_.empty()) events |= POLLOUT;
+  short revents = 0;
+  const int64_t cap = options_.tcp ? std::max<int64_t>(next_tick_ns_ - now, 0) : -1;
+  const Status waited = wait_fd(fd_.get(), events, deadline, cap, revents, log_);
+  if (waited == Status::kTimedOut) return deadline.expired() ? Status::kTimedOut : Status::kOk;
+  return waited;
+}
+
+// ----- the Backend interface -------------------------------------------------------------------
+
+Status StreamEndpoint::send(const SendArgs& args) {
+  TAKYON_ONE_CALL_AT_A_TIME();
+  if (peer_closed_ || eof_) return disconnected_error("the message would be lost");
+  const auto b = static_cast<size_t>(args.buffer);
+  if (remote_busy_[b] != 0 || !pending_.empty()) {
+    if (remote_busy_[b] != 0 && want_sent_[b] == 0) {
+      if (queue_control(kWantCredit, static_cast<uint32_t>(b)) != Status::kOk) return log_.status();
+      want_sent_[b] = 1;
+    }
+    begin_wait();
+    for (;;) {
+      if (pump() != Status::kOk) return log_.status();
+      if (peer_closed_ || eof_) return disconnected_error("the message would be lost");
+      if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
+      if (remote_busy_[b] == 0 && pending_.empty()) break;
+      const Status waited = wait_step(args.start, !pending_.empty());
+      if (waited == Status::kTimedOut) return Status::kTimedOut;
+      if (waited != Status::kOk) return waited;
+    }
+  }
+  const Status written = write_data(args);
+  if (written != Status::kOk) return written;
+  remote_busy_[b] = 1;
+  want_sent_[b] = 0;
+  return Status::kOk;
+}
+
+Status StreamEndpoint::is_send_finished(int /*buffer*/, Deadline /*finish*/) {
+  return Status::kOk;  // send() hands the whole message to the kernel before it returns
+}
+
+Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) {
+  TAKYON_ONE_CALL_AT_A_TIME();
+  const auto b = static_cast<size_t>(buffer);
+  if (arrived_[b] == 0) {
+    if (pump() != Status::kOk) return log_.status();
+  }
+  if (arrived_[b] == 0) {
+    begin_wait();
+    bool started = false;
+    Deadline finish;
+    for (;;) {
+      if (pump() != Status::kOk) return log_.status();
+      if (arrived_[b] != 0) break;
+      if (peer_closed_ || eof_) return disconnected_error(strf("no message is left for receive buffer %d", buffer).c_str());
+      if (!started && in_state_ == InState::kPayload && in_frame_.buffer == b) {
+        started = true;
+        finish = Deadline::after(finish_timeout);
+      }
+      const Status waited = wait_step(started ? finish : start, false);
+      if (waited == Status::kTimedOut) {
+        if (!started) return Status::kTimedOut;
+        return TAKYON_FAIL(log_, Status::kTimeout,
+                           "the message to receive buffer %d started but did not finish within recv_finish_timeout "
+                           "(%llu of %llu bytes arrived)",
+                           buffer, static_cast<unsigned long long>(in_frame_.bytes - in_left_),
+                           static_cast<unsigned long long>(in_frame_.bytes));
+      }
+      if (waited != Status::kOk) return waited;
+    }
+  }
+  out.bytes = arrived_bytes_[b];
+  out.offset = arrived_offset_[b];
+  arrived_[b] = 0;
+  owed_credits_.push_back(static_cast<uint32_t>(b));
+  if (peer_wants_[b] != 0) {
+    peer_wants_[b] = 0;
+    if (!data_in_progress_ && queue_control(kCredit, 0) != Status::kOk) return log_.status();
+  }
+  return Status::kOk;
+}
+
+Status StreamEndpoint::destroy(bool graceful, Deadline deadline) {
+  TAKYON_ONE_CALL_AT_A_TIME();
+  Status status = Status::kOk;
+  if (graceful && fd_.valid() && !eof_) {
+    if (queue_control(kClose, 0) != Status::kOk && !peer_closed_) {
+      status = log_.status();
+    } else {
+      begin_wait();
+      for (;;) {
+        if (pump() != Status::kOk) {
+          status = log_.status();
+          break;
+        }
+        if (!pending_.empty() && flush_pending() != Status::kOk) {
+          if (!peer_closed_) status = log_.status();
+          break;
+        }
+        if (peer_closed_ && (pending_.empty() || eof_)) break;
+        const Status waited = wait_step(deadline, !pending_.empty());
+        if (waited == Status::kTimedOut) {
+          status = TAKYON_FAIL(log_, Status::kTimeout,
+                               "%s did not destroy its endpoint within path_destroy_timeout", options_.peer.c_str());
+          break;
+        }
+        if (waited != Status::kOk) {
+          status = waited;
+          break;
+        }
+      }
+    }
+    if (status == Status::kOk) (void)shutdown(fd_.get(), SHUT_WR);
+  }
+  fd_.reset();
+  return status;
+}
+
+}  // namespace takyon::detail

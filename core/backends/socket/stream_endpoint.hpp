@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// StreamEndpoint: the connected socket providers (Socket over TCP, InterProcessSocket over a Unix
+// socket) once a connection exists. One protocol over any byte stream:
+//   - create: both sides send a greeting with their buffer layout and answer with a verdict, so a
+//     mismatch or a stranger on the port is reported by both sides;
+//   - a message is a 32-byte frame header (buffer, bytes, offset) and the payload, read straight
+//     into the receive buffer;
+//   - per-buffer credits: a sender may not send into a receive buffer that still holds an
+//     unreceived message (it waits, as the shared-memory providers do). Credits ride on the next
+//     outgoing frame, or go alone when the peer asks or before this side waits;
+//   - liveness over TCP: while a call waits it sends a tiny heartbeat every 100 ms and declares
+//     the link lost when the kernel has had unacknowledged bytes and no ACK for 500 ms.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "backends/socket/socket_common.hpp"
+#include "buffer_alloc.hpp"
+
+namespace takyon::detail {
+
+/// The frame header on the wire (little-endian). `ncredits` buffers of the receiver of this frame
+/// are free again; the first is `credit0`, the rest follow the header as uint32 values.
+struct WireFrame {
+  uint32_t type;
+  uint32_t buffer;
+  uint64_t bytes;
+  uint64_t offset;
+  uint32_t ncredits;
+  uint32_t credit0;
+};
+static_assert(sizeof(WireFrame) == 32);
+
+class StreamEndpoint final : public Backend {
+ public:
+  struct Options {
+    bool tcp = true;      ///< TCP (heartbeats, link checks) or a Unix socket.
+    bool polling = true;  ///< Spin on non-blocking reads, or sleep in poll().
+    std::string provider;  ///< The interconnect text, for messages.
+    std::string peer;      ///< Who is at the other end ("127.0.0.1:4000", "@takyon-..."), for messages.
+  };
+
+  StreamEndpoint(Fd fd, Options options, ErrorLog& log);
+  ~StreamEndpoint() override;
+  StreamEndpoint(const StreamEndpoint&) = delete;
+  StreamEndpoint& operator=(const StreamEndpoint&) = delete;
+
+  /// Allocates the buffers Takyon owns and exchanges greetings and layouts before `deadline`.
+  Status connect(const EndpointConfig& config, Deadline deadline);
+
+  Status send(const SendArgs& args) override;
+  Status is_send_finished(int buffer, Deadline finish) override;
+  Status recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) override;
+  Status destroy(bool graceful, Deadline deadline) override;
+
+ private:
+  enum class InState { kHeader, kCredits, kPayload };
+
+  Status handshake(const EndpointConfig& config, Deadline deadline);
+  Status write_all_blocking(const void* data, size_t bytes, Deadline deadline, const char* what);
+  Status read_all_blocking(void* data, size_t bytes, Deadline deadline, const char* what);
+
+  /// Reads and applies whatever has arrived, without blocking.
+  Status pump();
+  Status on_header();
+  Status on_frame_body();
+  Status apply_credit(uint32_t buffer);
+  Status read_error(ssize_t n, int err, const char* what);
+
+  /// Appends a control frame (credits, want-credit, heartbeat, close) to the outbound queue and
+  /// tries to write it; control frames never block the caller.
+  Status queue_control(uint32_t type, uint32_t buffer);
+  Status flush_pending();
+  /// Writes one data frame: header, piggybacked credits, payload.
+  Status write_data(const SendArgs& args);
+  /// One wait step: spins (polling) or sleeps in poll() (event) until input, output room, the
+  /// deadline or the next liveness tick. Returns kTimedOut only at the deadline.
+  Status wait_step(Deadline deadline, bool want_output);
+  Status check_link();
+  void begin_wait();
+
+  Status disconnected_error(const char* context);
+
+  Fd fd_;
+  Options options_;
+  ErrorLog& log_;
+  std::atomic<bool> in_call_{false};
+
+  // Buffers.
+  std::vector<PageBuffer> owned_;
+  std::vector<uint64_t> recv_size_;
+  // Receive side: what has landed and not been received, and what the peer asked for.
+  std::vector<char> arrived_;
+  std::vector<uint64_t> arrived_bytes_;
+  std::vector<uint64_t> arrived_offset_;
+  std::vector<char> peer_wants_;
+  std::vector<uint32_t> owed_credits_;  // buffers received since the last credits were sent
+  // Send side: the peer's receive buffers that hold a message we sent and it has not received.
+  std::vector<char> remote_busy_;
+  std::vector<char> want_sent_;
+
+  // Inbound frame being read.
+  InState in_state_ = InState::kHeader;
+  size_t in_got_ = 0;
+  WireFrame in_frame_{};
+  std::vector<uint32_t> in_credits_;
+  std::byte* in_dest_ = nullptr;
+  uint64_t in_left_ = 0;
+
+  // Outbound control bytes not yet written (always whole frames after the first byte).
+  std::vector<std::byte> pending_;
+  size_t pending_sent_ = 0;
+
+  bool data_in_progress_ = false;  // a data frame is partly written: control frames wait
+  bool peer_closed_ = false;  // the peer's close frame arrived
+  bool eof_ = false;
+  int64_t next_tick_ns_ = 0;
+  int64_t outq_since_ns_ = 0;
+  int64_t spin_since_ns_ = 0;
+};
+
+}  // namespace takyon::detail
