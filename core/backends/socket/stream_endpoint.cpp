@@ -388,7 +388,7 @@ Status StreamEndpoint::on_frame_body() {
   }
 }
 
-Status StreamEndpoint::pump() {
+Status StreamEndpoint::pump(int want) {
   for (;;) {
     if (eof_) return Status::kOk;
     switch (in_state_) {
@@ -407,8 +407,8 @@ Status StreamEndpoint::pump() {
       }
       case InState::kCredits: {
         auto* raw = reinterpret_cast<std::byte*>(in_credits_.data());
-        const size_t want = in_credits_.size() * sizeof(uint32_t);
-        const ssize_t n = ::recv(fd_.get(), raw + in_got_, want - in_got_, MSG_DONTWAIT);
+        const size_t total = in_credits_.size() * sizeof(uint32_t);
+        const ssize_t n = ::recv(fd_.get(), raw + in_got_, total - in_got_, MSG_DONTWAIT);
         if (n <= 0) {
           const int err = errno;
           if (n < 0 && err == EINTR) continue;
@@ -416,7 +416,7 @@ Status StreamEndpoint::pump() {
           return read_error(n, err, "frame credits");
         }
         in_got_ += static_cast<size_t>(n);
-        if (in_got_ < want) break;
+        if (in_got_ < total) break;
         for (uint32_t credit : in_credits_) {
           if (apply_credit(le32toh(credit)) != Status::kOk) return log_.status();
         }
@@ -439,9 +439,11 @@ Status StreamEndpoint::pump() {
         arrived_offset_[b] = in_frame_.offset;
         in_state_ = InState::kHeader;
         in_got_ = 0;
+        if (static_cast<int>(b) == want) return Status::kOk;
         break;
       }
     }
+    if (want >= 0 && arrived_[static_cast<size_t>(want)] != 0) return Status::kOk;  // a zero-byte message
   }
 }
 
@@ -661,16 +663,14 @@ Status StreamEndpoint::is_send_finished(int /*buffer*/, Deadline /*finish*/) {
 Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) {
   TAKYON_ONE_CALL_AT_A_TIME();
   const auto b = static_cast<size_t>(buffer);
-  if (arrived_[b] == 0) {
-    if (pump() != Status::kOk) return log_.status();
-  }
+  // Polling: look first. Event driven: ppoll() returns at once if something is there, so looking
+  // first would only add a system call.
+  if (arrived_[b] == 0 && options_.polling && pump(buffer) != Status::kOk) return log_.status();
   if (arrived_[b] == 0) {
     begin_wait();
     bool started = false;
     Deadline finish;
     for (;;) {
-      if (pump() != Status::kOk) return log_.status();
-      if (arrived_[b] != 0) break;
       if (peer_closed_ || eof_) return disconnected_error(strf("no message is left for receive buffer %d", buffer).c_str());
       if (!started && in_state_ == InState::kPayload && in_frame_.buffer == b) {
         started = true;
@@ -678,6 +678,8 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
       }
       const Status waited = wait_step(started ? finish : start, false);
       if (waited == Status::kTimedOut) {
+        if (pump(buffer) != Status::kOk) return log_.status();  // one last look: try once at timeout 0
+        if (arrived_[b] != 0) break;
         if (!started) return Status::kTimedOut;
         return TAKYON_FAIL(log_, Status::kTimeout,
                            "the message to receive buffer %d started but did not finish within recv_finish_timeout "
@@ -686,6 +688,8 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
                            static_cast<unsigned long long>(in_frame_.bytes));
       }
       if (waited != Status::kOk) return waited;
+      if (pump(buffer) != Status::kOk) return log_.status();
+      if (arrived_[b] != 0) break;
     }
   }
   out.bytes = arrived_bytes_[b];

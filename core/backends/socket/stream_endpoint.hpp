@@ -64,8 +64,9 @@ class StreamEndpoint final : public Backend {
   Status write_all_blocking(const void* data, size_t bytes, Deadline deadline, const char* what);
   Status read_all_blocking(void* data, size_t bytes, Deadline deadline, const char* what);
 
-  /// Reads and applies whatever has arrived, without blocking.
-  Status pump();
+  /// Reads and applies whatever has arrived, without blocking; stops early once a message for
+  /// receive buffer `want` (>= 0) has landed, to save the system call that would find nothing.
+  Status pump(int want = -1);
   Status on_header();
   Status on_frame_body();
   Status apply_credit(uint32_t buffer);
