@@ -308,7 +308,8 @@ TEST(DatagramInterop, PythonSendsToTakyon) {
 
 TEST(DatagramInterop, TakyonSendsToPython) {
   const std::string port = std::to_string(free_port(SOCK_DGRAM));
-  const std::string payload = std::string("to python \x00\x7f\x80 datagram", 25);
+  static constexpr char kBytes[] = "to python \x00\x7f\x80 datagram";  // with a NUL inside
+  const std::string payload(kBytes, sizeof(kBytes) - 1);
   const std::string output = foreign_receive(
       "python3 -c \"import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
       "s.bind(('127.0.0.1', " + port + ")); s.settimeout(5); d, _ = s.recvfrom(70000); sys.stdout.write(d.hex())\"",
