@@ -4,6 +4,7 @@
 #include "backends/socket/stream_endpoint.hpp"
 
 #include <endian.h>
+#include <fcntl.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <sched.h>
@@ -144,7 +145,16 @@ Status StreamEndpoint::connect(const EndpointConfig& config, Deadline deadline) 
   want_sent_.assign(nsend, 0);
   owed_credits_.reserve(nrecv);
   in_credits_.reserve(nsend);
-  return handshake(config, deadline);
+  if (handshake(config, deadline) != Status::kOk) return log_.status();
+  if (!options_.polling) {
+    // Event driven: the descriptor blocks, so a receive can sleep in recv() itself
+    // (wait_for_header); every other call passes MSG_DONTWAIT.
+    const int flags = fcntl(fd_.get(), F_GETFL);
+    if (flags < 0 || fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+      return TAKYON_FAIL(log_, Status::kSystem, "cannot make the socket blocking: %s", errno_text(errno).c_str());
+    }
+  }
+  return Status::kOk;
 }
 
 Status StreamEndpoint::write_all_blocking(const void* data, size_t bytes, Deadline deadline, const char* what) {
@@ -627,6 +637,39 @@ Status StreamEndpoint::wait_step(Deadline deadline, bool want_output) {
   return waited;
 }
 
+Status StreamEndpoint::wait_for_header(Deadline deadline) {
+  int64_t now = now_ns();
+  if (now >= next_tick_ns_) {
+    next_tick_ns_ = now + kTickNs;
+    if (check_link() != Status::kOk) return log_.status();
+    if (!pending_.empty()) return wait_step(deadline, false);  // a heartbeat that did not go out
+  }
+  if (deadline.expired(now)) return Status::kTimedOut;
+  int64_t wait_ns = deadline.remaining_ns(now);
+  if (options_.tcp) wait_ns = std::min(wait_ns, next_tick_ns_ - now);
+  if (wait_ns == INT64_MAX) wait_ns = 0;  // SO_RCVTIMEO 0: no limit
+  wait_ns = wait_ns == 0 ? 0 : std::max<int64_t>(wait_ns, 1000);
+  if (wait_ns != rcvtimeo_ns_) {
+    timeval tv{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<suseconds_t>((wait_ns % 1'000'000'000) / 1000)};
+    if (setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+      return TAKYON_FAIL(log_, Status::kSystem, "setsockopt(SO_RCVTIMEO) failed: %s", errno_text(errno).c_str());
+    }
+    rcvtimeo_ns_ = wait_ns;
+  }
+  auto* raw = reinterpret_cast<std::byte*>(&in_frame_);
+  const ssize_t n = ::recv(fd_.get(), raw + in_got_, sizeof(WireFrame) - in_got_, 0);
+  if (n <= 0) {
+    const int err = errno;
+    if (n < 0 && err == EINTR) return Status::kOk;
+    if (read_error(n, err, "frame header") != Status::kOk) return log_.status();
+    now = now_ns();
+    return deadline.expired(now) && n < 0 ? Status::kTimedOut : Status::kOk;
+  }
+  in_got_ += static_cast<size_t>(n);
+  if (in_got_ == sizeof(WireFrame)) return on_header();
+  return Status::kOk;
+}
+
 // ----- the Backend interface -------------------------------------------------------------------
 
 Status StreamEndpoint::send(const SendArgs& args) {
@@ -676,7 +719,8 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
         started = true;
         finish = Deadline::after(finish_timeout);
       }
-      const Status waited = wait_step(started ? finish : start, false);
+      const bool header_next = !options_.polling && pending_.empty() && in_state_ == InState::kHeader && !eof_;
+      const Status waited = header_next ? wait_for_header(start) : wait_step(started ? finish : start, false);
       if (waited == Status::kTimedOut) {
         if (pump(buffer) != Status::kOk) return log_.status();  // one last look: try once at timeout 0
         if (arrived_[b] != 0) break;

@@ -81,6 +81,9 @@ class StreamEndpoint final : public Backend {
   /// One wait step: spins (polling) or sleeps in poll() (event) until input, output room, the
   /// deadline or the next liveness tick. Returns kTimedOut only at the deadline.
   Status wait_step(Deadline deadline, bool want_output);
+  /// Event driven, nothing to write, between frames: sleeps in a blocking recv() of the next
+  /// header (one system call instead of ppoll() + recv()), bounded like wait_step().
+  Status wait_for_header(Deadline deadline);
   Status check_link();
   void begin_wait();
 
@@ -122,6 +125,7 @@ class StreamEndpoint final : public Backend {
   int64_t next_tick_ns_ = 0;
   int64_t outq_since_ns_ = 0;
   int64_t spin_since_ns_ = 0;
+  int64_t rcvtimeo_ns_ = 0;  // SO_RCVTIMEO now set on the socket (0: none; event mode only)
 };
 
 }  // namespace takyon::detail
