@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # bench_smoke: runs `takyon-bench --provider all --quick --out-dir OUT_DIR` and checks that the
-# CSV and JSON exist, parse and agree. Never asserts on timings. Usage:
+# CSV and JSON exist, parse and agree, and that every provider -- shared memory and sockets,
+# connected and connectionless -- has its records. Never asserts on timings. Usage:
 #   cmake -DBENCH=<takyon-bench> -DOUT_DIR=<dir> -P smoke_test.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT BENCH OR NOT OUT_DIR)
@@ -58,15 +59,46 @@ foreach(i RANGE ${last})
   endif()
   list(APPEND seen "${provider}/${mode}/${test}")
 endforeach()
-foreach(provider IN ITEMS InterThreadMemcpy InterThreadPointer InterProcessMemcpy InterProcessPointer)
+# Shared-memory providers with their floors; socket providers (a connected pair over a Unix socket
+# and over TCP, and the connectionless UDP pairs) with their plain socket baselines.
+set(expected
+    "InterThreadMemcpy|latency bandwidth floor_cacheline floor_memcpy"
+    "InterThreadPointer|latency bandwidth floor_cacheline floor_memcpy"
+    "InterProcessMemcpy|latency bandwidth floor_cacheline floor_memcpy"
+    "InterProcessPointer|latency bandwidth floor_cacheline floor_memcpy"
+    "InterProcessSocket|latency bandwidth plain_unix_latency plain_unix_bandwidth"
+    "Socket|latency bandwidth plain_tcp_latency plain_tcp_bandwidth"
+    "Unicast|latency bandwidth plain_udp_latency plain_udp_bandwidth"
+    "Multicast|latency bandwidth plain_udp_latency plain_udp_bandwidth")
+foreach(entry IN LISTS expected)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 provider)
+  list(GET parts 1 tests)
+  string(REPLACE " " ";" tests "${tests}")
   foreach(mode IN ITEMS polling event)
-    foreach(test IN ITEMS latency bandwidth floor_cacheline floor_memcpy)
+    foreach(test IN LISTS tests)
       if(NOT "${provider}/${mode}/${test}" IN_LIST seen)
         message(FATAL_ERROR "JSON has no ${test} records for ${provider} ${mode}")
       endif()
     endforeach()
   endforeach()
 endforeach()
+# The connectionless streams report their losses.
+set(lost_seen FALSE)
+foreach(i RANGE ${last})
+  string(JSON provider GET "${json}" records ${i} provider)
+  string(JSON test GET "${json}" records ${i} test)
+  if(provider STREQUAL "Unicast" AND test STREQUAL "bandwidth")
+    string(JSON lost ERROR_VARIABLE json_error GET "${json}" records ${i} lost)
+    if(json_error OR NOT lost MATCHES "^-?[0-9]+$")
+      message(FATAL_ERROR "JSON record ${i} (Unicast bandwidth) has no loss count: ${json_error}")
+    endif()
+    set(lost_seen TRUE)
+  endif()
+endforeach()
+if(NOT lost_seen)
+  message(FATAL_ERROR "JSON has no Unicast bandwidth record")
+endif()
 string(JSON target_count LENGTH "${json}" targets)
 if(target_count EQUAL 0)
   message(FATAL_ERROR "JSON has no targets")
@@ -76,7 +108,7 @@ endif()
 file(STRINGS "${csv_file}" csv_lines)
 list(LENGTH csv_lines line_count)
 list(GET csv_lines 0 header)
-if(NOT header MATCHES "^provider,mode,test,bytes,p50_us,p99_us,min_us,mean_us,ratio_to_floor,iterations")
+if(NOT header MATCHES "^provider,mode,test,bytes,p50_us,p99_us,min_us,mean_us,ratio_to_floor,iterations,bandwidth_MBps,window,lost$")
   message(FATAL_ERROR "unexpected CSV header: ${header}")
 endif()
 math(EXPR csv_records "${line_count} - 1")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // takyon-bench: latency and bandwidth sweeps of the Takyon providers against on-machine floors.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -14,6 +15,8 @@
 #include "path_protocol.hpp"
 #include "report_files.hpp"
 #include "report_text.hpp"
+#include "socket_providers.hpp"
+#include "socket_sweep.hpp"
 #include "sweep.hpp"
 #include "targets.hpp"
 
@@ -32,12 +35,21 @@ int run(const takyon::bench::Options& options) {
   const std::vector<std::uint64_t> sizes = sweep_sizes(options);
   MemcpyFloor copier(kWindowBuffers, sizes.back());
   const SweepSetup setup{options, placement, sizes, make_budget(options), copier};
-  print_banner(machine, placement, setup.sizes, setup.budget.measure_s, setup.budget.iters);
+  SocketKind kind{};
+  const bool sockets = std::any_of(options.providers.begin(), options.providers.end(),
+                                   [&kind](const std::string& p) { return find_socket_provider(p, kind); });
+  print_banner(machine, placement, setup.sizes, setup.budget.measure_s, setup.budget.iters, sockets);
 
   const CpuSnapshot start = cpu_snapshot();
   Results results;
   for (const std::string& provider : options.providers) {
-    for (bool polling : options.polling_modes) run_path_sweep(provider, polling, setup, results);
+    for (bool polling : options.polling_modes) {
+      if (find_socket_provider(provider, kind)) {
+        run_socket_sweep(provider, kind, polling, setup, results);
+      } else {
+        run_path_sweep(provider, polling, setup, results);
+      }
+    }
   }
 
   machine.other_load_during = foreign_load(start, cpu_snapshot());

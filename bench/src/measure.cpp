@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Warm-up, batch sizing and sample timing shared by the floors and the path tests.
+// Warm-up, batch sizing and sample timing shared by the floors, the path tests and the socket
+// tests (which time a provider and its plain baseline in turns).
 #include "measure.hpp"
 
 #include <algorithm>
@@ -19,12 +20,15 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return (a + b - 1) / b;
 }
 
-}  // namespace
+// How a workload is timed: iterations per sample and samples, sized from its warm-up.
+struct Plan {
+  std::uint64_t per_sample = 1;
+  std::uint64_t samples = 0;
+};
 
-Summary measure(const Workload& workload, const Budget& budget) {
+// Warm-up: doubling runs until the warm-up time is spent; the last run estimates one iteration.
+Plan warm_up(const Workload& workload, const Budget& budget) {
   std::vector<double> sample_ns;
-
-  // Warm-up: doubling runs until the warm-up time is spent; the last run estimates one iteration.
   const double warmup_ns = budget.warmup_s * 1e9;
   double spent_ns = 0;
   double iteration_ns = 0;
@@ -38,28 +42,57 @@ Summary measure(const Workload& workload, const Budget& budget) {
     if (spent_ns >= warmup_ns || n >= kMaxWarmupIterations) break;
   }
 
-  std::uint64_t per_sample = 1;
+  Plan plan;
   if (workload.batch) {
     const auto wanted = static_cast<std::uint64_t>(std::ceil(kMinSampleNs / iteration_ns));
-    per_sample = std::clamp<std::uint64_t>(wanted, 1, kMaxBatch);
+    plan.per_sample = std::clamp<std::uint64_t>(wanted, 1, kMaxBatch);
   }
-  std::uint64_t samples = 0;
   if (budget.iters > 0) {
     const std::uint64_t iterations = ceil_div(budget.iters, workload.messages_per_iter);
-    samples = ceil_div(iterations, per_sample);
+    plan.samples = ceil_div(iterations, plan.per_sample);
   } else {
-    const double sample_time = iteration_ns * static_cast<double>(per_sample);
+    const double sample_time = iteration_ns * static_cast<double>(plan.per_sample);
     const auto wanted = static_cast<std::uint64_t>(budget.measure_s * 1e9 / sample_time);
-    samples = std::clamp(wanted, budget.min_samples, budget.max_samples);
+    plan.samples = std::clamp(wanted, budget.min_samples, budget.max_samples);
   }
+  return plan;
+}
 
-  sample_ns.clear();
-  sample_ns.reserve(samples);
-  workload.run(samples, per_sample, sample_ns);
-
-  const double divisor = static_cast<double>(per_sample) * workload.messages_per_time;
+Summary per_message(const Workload& workload, const Plan& plan, std::vector<double> sample_ns) {
+  const double divisor = static_cast<double>(plan.per_sample) * workload.messages_per_time;
   for (double& ns : sample_ns) ns /= divisor;
-  return summarize(std::move(sample_ns), samples * per_sample * workload.messages_per_iter);
+  const auto samples = static_cast<std::uint64_t>(sample_ns.size());
+  return summarize(std::move(sample_ns), samples * plan.per_sample * workload.messages_per_iter);
+}
+
+}  // namespace
+
+Summary measure(const Workload& workload, const Budget& budget) {
+  const Plan plan = warm_up(workload, budget);
+  std::vector<double> sample_ns;
+  sample_ns.reserve(plan.samples);
+  workload.run(plan.samples, plan.per_sample, sample_ns);
+  return per_message(workload, plan, std::move(sample_ns));
+}
+
+std::pair<Summary, Summary> measure_alternating(const Workload& first, const Workload& second,
+                                                const Budget& budget, int slices) {
+  const Plan plans[2] = {warm_up(first, budget), warm_up(second, budget)};
+  const Workload* workloads[2] = {&first, &second};
+  std::vector<double> sample_ns[2];
+  // No more parts than samples: every part of both holds at least one.
+  const std::uint64_t parts = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::max(slices, 1)), 1,
+                                                        std::min(plans[0].samples, plans[1].samples));
+  for (std::uint64_t part = 0; part < parts; ++part) {
+    for (int w = 0; w < 2; ++w) {
+      // Part `part` of the samples: the remainder goes to the last part.
+      const std::uint64_t count =
+          plans[w].samples / parts + (part + 1 == parts ? plans[w].samples % parts : 0);
+      if (count > 0) workloads[w]->run(count, plans[w].per_sample, sample_ns[w]);
+    }
+  }
+  return {per_message(first, plans[0], std::move(sample_ns[0])),
+          per_message(second, plans[1], std::move(sample_ns[1]))};
 }
 
 }  // namespace takyon::bench

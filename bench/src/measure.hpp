@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "stats.hpp"
@@ -30,5 +31,13 @@ struct Workload {
 
 /// Warms up, picks the batch size and sample count, runs, and returns per-message statistics.
 Summary measure(const Workload& workload, const Budget& budget);
+
+/// Two workloads measured in turns: each warmed up and sized as measure() does, then their timed
+/// samples run in `slices` alternating parts (first, second, first, ...; fewer if either has fewer
+/// samples) and are summarised per
+/// workload. A change of the machine during the pair (another process starting, the host moving
+/// a vCPU) then weighs on both, so their ratio stays meaningful.
+std::pair<Summary, Summary> measure_alternating(const Workload& first, const Workload& second,
+                                                const Budget& budget, int slices);
 
 }  // namespace takyon::bench

@@ -2,6 +2,8 @@
 // Command-line parsing, size suffixes and the sweep's size list.
 #include "options.hpp"
 
+#include "socket_providers.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -59,10 +61,17 @@ std::vector<std::string> parse_providers(std::string_view text) {
     if (name.find("-ID=") != std::string::npos) {
       throw UsageError("--provider '" + name + "': leave out -ID=, takyon-bench appends a unique one");
     }
+    if (name.find(' ') != std::string::npos) {
+      throw UsageError("--provider '" + name +
+                       "': give the bare name, takyon-bench writes the provider string");
+    }
+    SocketKind kind{};
+    if (find_socket_provider(name, kind)) continue;
     if (name.rfind("InterThread", 0) != 0 && name.rfind("InterProcess", 0) != 0) {
       throw UsageError("--provider '" + name +
-                       "': takyon-bench starts the peer endpoint itself, so it runs the InterThread* "
-                       "and InterProcess* providers");
+                       "': takyon-bench starts the peer endpoint itself, so it runs the InterThread* and "
+                       "InterProcess* providers, InterProcessSocket, Socket, Unicast (UnicastSendSocket/"
+                       "UnicastRecvSocket) and Multicast (MulticastSendSocket/MulticastRecvSocket)");
     }
   }
   return out;
@@ -78,8 +87,14 @@ std::vector<bool> parse_mode(std::string_view text) {
 }  // namespace
 
 const std::vector<std::string>& all_providers() {
-  static const std::vector<std::string> kAll = {"InterThreadMemcpy", "InterThreadPointer",
-                                                "InterProcessMemcpy", "InterProcessPointer"};
+  static const std::vector<std::string> kAll = {"InterThreadMemcpy",
+                                                "InterThreadPointer",
+                                                "InterProcessMemcpy",
+                                                "InterProcessPointer",
+                                                "InterProcessSocket",
+                                                "Socket",
+                                                "Unicast",
+                                                "Multicast"};
   return kAll;
 }
 
@@ -116,10 +131,13 @@ std::string format_size(std::uint64_t bytes) {
 std::string usage_text() {
   return "usage: takyon-bench [options]\n"
          "One-way latency (ping-pong RTT/2) and windowed bandwidth sweeps over Takyon paths, with\n"
-         "two floors measured in the same run: a cache-line ping-pong (latency) and memcpy (copy).\n"
+         "two floors measured in the same run: a cache-line ping-pong (latency) and memcpy (copy);\n"
+         "socket providers are measured next to the same tests on a plain blocking socket.\n"
          "\n"
          "  --provider P        InterThreadMemcpy, InterThreadPointer, InterProcessMemcpy,\n"
-         "                      InterProcessPointer, a comma-separated list, or all (default)\n"
+         "                      InterProcessPointer, InterProcessSocket, Socket (TCP), Unicast\n"
+         "                      and Multicast (UDP send/recv pairs), a comma-separated list, or\n"
+         "                      all (default)\n"
          "  --mode M            polling, event or both (default both)\n"
          "  --min-bytes N       smallest message (default 0; K/M/G suffixes)\n"
          "  --max-bytes N       largest message (default 4M)\n"

@@ -30,7 +30,8 @@ struct Options {
   std::string command_line;  ///< argv, shell-quoted, for the JSON report.
 };
 
-/// The four providers `--provider all` runs.
+/// The providers `--provider all` runs: the four shared-memory ones, then the socket ones
+/// (InterProcessSocket, Socket, Unicast, Multicast).
 const std::vector<std::string>& all_providers();
 
 /// Parses argv. Throws UsageError.

@@ -16,7 +16,15 @@ inline constexpr int kWindowBuffers = 4;
 /// A command, sent by A in A->B buffer 0 before each run; B copies it out, answers with zero
 /// bytes B->A (the buffer is free again), then plays its side `count` times.
 struct Command {
-  enum class Op : std::uint32_t { kLatency = 1, kBandwidth = 2, kCachelineFloor = 3, kQuit = 4 };
+  /// kPlain*: the socket tests' baseline, the same test on the plain socket (socket_peer.cpp).
+  enum class Op : std::uint32_t {
+    kLatency = 1,
+    kBandwidth = 2,
+    kCachelineFloor = 3,
+    kQuit = 4,
+    kPlainLatency = 5,
+    kPlainBandwidth = 6,
+  };
   static constexpr std::uint32_t kMagic = 0x54424e43;  // "TBNC"
   std::uint32_t magic = kMagic;
   Op op = Op::kQuit;

@@ -86,6 +86,7 @@ std::string json_record(const Record& r) {
       << ", \"ratio_to_floor\": " << number(r.ratio_to_floor) << ", \"iterations\": " << r.summary.iterations;
   if (r.has_bandwidth())
     out << ", \"bandwidth_MBps\": " << number(r.bandwidth_mbps()) << ", \"window\": " << r.window;
+  if (r.has_loss) out << ", \"lost\": " << r.lost;
   out << "}";
   return out.str();
 }
@@ -94,7 +95,7 @@ std::string json_record(const Record& r) {
 
 const char* csv_header() {
   return "provider,mode,test,bytes,p50_us,p99_us,min_us,mean_us,ratio_to_floor,iterations,bandwidth_MBps,"
-         "window";
+         "window,lost";
 }
 
 void write_csv(const std::string& path, const Results& results) {
@@ -105,7 +106,8 @@ void write_csv(const std::string& path, const Results& results) {
         << us(r.summary.p99) << ',' << us(r.summary.min) << ',' << us(r.summary.mean) << ','
         << csv_number(r.ratio_to_floor) << ',' << r.summary.iterations << ','
         << (r.has_bandwidth() ? csv_number(r.bandwidth_mbps()) : std::string()) << ','
-        << (r.has_bandwidth() ? std::to_string(r.window) : std::string()) << "\n";
+        << (r.has_bandwidth() ? std::to_string(r.window) : std::string()) << ','
+        << (r.has_loss ? std::to_string(r.lost) : std::string()) << "\n";
   }
   finish(out, path);
 }

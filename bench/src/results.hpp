@@ -19,6 +19,13 @@ inline constexpr std::string_view kBandwidth = "bandwidth";  ///< Windowed strea
 inline constexpr std::string_view kFloorCacheline = "floor_cacheline";
 /// memcpy per message with the bandwidth test's buffers and window, measured just before it.
 inline constexpr std::string_view kFloorMemcpy = "floor_memcpy";
+// Socket providers: the same ping-pong and windowed stream on a plain socket (blocking send/recv
+// written directly on the system calls) between the same two processes, measured just before the
+// provider's test of the same size: plain_tcp_* (Socket), plain_unix_* (InterProcessSocket),
+// plain_udp_* (Unicast, Multicast). See socket_providers.hpp.
+inline constexpr std::string_view kPlainPrefix = "plain_";
+inline constexpr std::string_view kLatencySuffix = "_latency";
+inline constexpr std::string_view kBandwidthSuffix = "_bandwidth";
 }  // namespace test_name
 
 /// One measured size of one test. Times are per message, in nanoseconds.
@@ -30,11 +37,19 @@ struct Record {
   Summary summary;
   /// Latency: p50 / cache-line floor p50 (lower is better, 1.0 is the floor).
   /// Bandwidth: memcpy p50 / p50 = bandwidth / memcpy bandwidth (higher is better).
+  /// Socket providers: the same against the plain socket baseline (latency p50 / plain p50;
+  /// plain p50 / bandwidth p50 = bandwidth / plain bandwidth).
   double ratio_to_floor = 1.0;
   std::uint64_t window = 0;  ///< Messages per window (bandwidth, floor_memcpy), else 0.
+  /// Datagram streams (Unicast, Multicast and their plain UDP baseline): messages sent minus
+  /// messages received over all runs of this size, warm-up included (negative: duplicates).
+  /// Meaningful only if has_loss.
+  std::int64_t lost = 0;
+  bool has_loss = false;
 
   [[nodiscard]] bool has_bandwidth() const noexcept {
-    return test == test_name::kBandwidth || test == test_name::kFloorMemcpy;
+    return test == test_name::kBandwidth || test == test_name::kFloorMemcpy ||
+           (test.ends_with(test_name::kBandwidthSuffix) && test.starts_with(test_name::kPlainPrefix));
   }
   /// Decimal MB/s from the p50 time (bytes per microsecond).
   [[nodiscard]] double bandwidth_mbps() const noexcept {

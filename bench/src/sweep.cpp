@@ -38,13 +38,6 @@ bool is_inter_process(const std::string& provider) {
   return provider.rfind("InterProcess", 0) == 0;
 }
 
-// Unique among concurrently running processes (like the tests' IDs): pid in the high bits.
-std::uint32_t next_path_id() {
-  static std::atomic<std::uint32_t> counter{0};
-  const auto pid = static_cast<std::uint32_t>(getpid()) & 0x3FFFFFu;
-  return (pid << 10) | (counter.fetch_add(1) & 0x3FFu);
-}
-
 Record make_record(const std::string& provider, const std::string& mode, std::string_view test,
                    std::uint64_t bytes, const Summary& summary) {
   Record r;
@@ -68,6 +61,12 @@ Budget floor_budget(const Budget& tests) {
 }
 
 }  // namespace
+
+std::uint32_t next_path_id() {
+  static std::atomic<std::uint32_t> counter{0};
+  const auto pid = static_cast<std::uint32_t>(getpid()) & 0x3FFFFFu;
+  return (pid << 10) | (counter.fetch_add(1) & 0x3FFu);
+}
 
 Budget make_budget(const Options& options) {
   Budget budget;

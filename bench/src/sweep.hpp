@@ -25,6 +25,10 @@ struct SweepSetup {
 /// The time budget per size and test for these options (--quick, --iters).
 Budget make_budget(const Options& options);
 
+/// A path -ID= unique among concurrently running processes (like the tests' IDs): the pid in
+/// the high bits, a counter in the low ones.
+std::uint32_t next_path_id();
+
 /// One provider in one mode: endpoint B in a thread or forked process on cpu_b, endpoint A here
 /// (pinned to cpu_a by the caller), and for each size, back to back: the cache-line floor
 /// (between the same two sides), latency, the memcpy floor, bandwidth. Floors are measured next

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "socket_providers.hpp"
+
 namespace takyon::bench {
 namespace {
 
@@ -13,6 +15,8 @@ constexpr double kLatencyVsFloor = 1.6;
 constexpr double kBandwidthVsMemcpy = 0.8;
 constexpr double kPointerBigVsSmall = 1.2;
 constexpr double kSteadyFloors = 2.0;
+constexpr double kSocketLatencyVsPlain = 1.1;
+constexpr double kSocketBandwidthVsPlain = 0.95;
 constexpr std::uint64_t kSmall = 8;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -39,7 +43,8 @@ TargetResult judge(TargetResult t, bool measured, double value, const std::strin
   if (!measured || !std::isfinite(value)) {
     t.verdict = Verdict::kSkip;
     t.description = t.provider + " " + t.mode + ": " + what + " (target " + bound +
-                    "): not measured in this run (targets use polling mode)";
+                    "): not measured in this run" +
+                    (t.mode == mode_name(true) ? " (this target uses polling mode)" : "");
     return t;
   }
   t.value = value;
@@ -117,6 +122,35 @@ std::vector<TargetResult> evaluate_targets(const Results& results,
     TargetResult t{"pointer_size_independent", provider, mode,          {}, 0,
                    kPointerBigVsSmall,         true,     Verdict::kSkip};
     out.push_back(judge(t, measured, value, "4 MiB one-way latency / 8 B latency", detail));
+  }
+  // Connected socket providers against the plain socket measured next to them, in both modes:
+  // the baseline is the same in both (blocking calls), so each mode must keep up with it.
+  for (const std::string& provider : {std::string("InterProcessSocket"), std::string("Socket")}) {
+    if (!has(providers, provider)) continue;
+    SocketKind kind{};
+    (void)find_socket_provider(provider, kind);
+    const std::string plain = plain_short(kind);
+    for (bool polling : {true, false}) {
+      const std::string socket_mode = mode_name(polling);
+      const Record* latency = results.find(provider, socket_mode, test_name::kLatency, kSmall);
+      const Record* plain_latency = results.find(provider, socket_mode, plain_latency_test(kind), kSmall);
+      const bool lat_measured = latency != nullptr && plain_latency != nullptr;
+      TargetResult lat{"socket_latency_vs_plain", provider, socket_mode,   {}, 0,
+                       kSocketLatencyVsPlain,     true,     Verdict::kSkip};
+      out.push_back(judge(lat, lat_measured, lat_measured ? latency->ratio_to_floor : 0,
+                          "8 B one-way latency / " + plain + " latency",
+                          lat_measured ? "p50 " + us_text(*latency) + " vs " + us_text(*plain_latency) : ""));
+
+      const Record* bandwidth = results.find(provider, socket_mode, test_name::kBandwidth, kMiB);
+      const Record* plain_bandwidth = results.find(provider, socket_mode, plain_bandwidth_test(kind), kMiB);
+      const bool bw_measured = bandwidth != nullptr && plain_bandwidth != nullptr;
+      TargetResult bw{"socket_bandwidth_vs_plain", provider, socket_mode,   {}, 0,
+                      kSocketBandwidthVsPlain,     false,    Verdict::kSkip};
+      out.push_back(judge(
+          bw, bw_measured, bw_measured ? bandwidth->ratio_to_floor : 0,
+          "1 MiB bandwidth / " + plain + " bandwidth",
+          bw_measured ? "p50 per message " + us_text(*bandwidth) + " vs " + us_text(*plain_bandwidth) : ""));
+    }
   }
   return out;
 }

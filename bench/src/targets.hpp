@@ -12,7 +12,8 @@ namespace takyon::bench {
 enum class Verdict { kPass, kMiss, kSkip };
 
 struct TargetResult {
-  std::string id;  ///< "latency_vs_floor", "bandwidth_vs_memcpy", "pointer_size_independent".
+  std::string id;  ///< "latency_vs_floor", "bandwidth_vs_memcpy", "pointer_size_independent",
+                   ///< "socket_latency_vs_plain", "socket_bandwidth_vs_plain".
   std::string provider;
   std::string mode;
   std::string description;  ///< One line: what was compared, the measured ratio and the limit.
@@ -22,13 +23,16 @@ struct TargetResult {
   Verdict verdict = Verdict::kSkip;
 };
 
-/// Evaluates, in polling mode, for the providers the run covered (p50 against p50, each test
-/// against the floor measured next to it):
+/// Evaluates, for the providers the run covered (p50 against p50, each test against the floor
+/// measured next to it), in polling mode:
 ///  - InterThreadMemcpy, InterProcessMemcpy: 8 B one-way latency <= 1.6x cache-line floor;
 ///  - InterProcessMemcpy: 1 MiB bandwidth >= 0.8x memcpy;
 ///  - InterThreadPointer, InterProcessPointer: 4 MiB one-way latency <= 1.2x 8 B latency (if
 ///    the floors next to the two sizes differ by over 2x, the host changed the machine in
-///    between, and each latency is taken as a multiple of its own floor instead).
+///    between, and each latency is taken as a multiple of its own floor instead);
+/// and in polling and in event mode each, against the plain socket measured next to them:
+///  - InterProcessSocket (plain Unix stream), Socket (plain TCP): 8 B one-way latency <= 1.1x
+///    plain, 1 MiB bandwidth >= 0.95x plain.
 /// Targets whose sizes or mode were not measured are kSkip.
 std::vector<TargetResult> evaluate_targets(const Results& results, const std::vector<std::string>& providers);
 

@@ -33,7 +33,10 @@ sockaddr_in Ipv4Endpoint::sockaddr() const noexcept {
 
 std::string Ipv4Endpoint::text() const {
   std::string out = ipv4_text(addr);
-  if (port != 0) out += ":" + std::to_string(port);
+  if (port != 0) {
+    out.push_back(':');  // appends, not operator+ (GCC 12 -Wrestrict false positive at -O3)
+    out.append(std::to_string(port));
+  }
   return out;
 }
 
