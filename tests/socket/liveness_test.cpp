@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -47,10 +48,26 @@ TEST_P(BusyPeer, WaitingOnAComputingPeerIsNotADisconnect) {
       });
 }
 
-// A sends 32 MiB while B sleeps: the socket fills, the receive window closes, A's send waits.
-// That is a slow reader, not a lost link; the whole message then arrives intact.
+// The largest a TCP socket's receive plus send buffers may grow here (autotuning), from
+// net.ipv4.tcp_rmem and tcp_wmem; Unix sockets hold far less.
+uint64_t tcp_buffer_ceiling() {
+  uint64_t total = 0;
+  for (const char* file : {"/proc/sys/net/ipv4/tcp_rmem", "/proc/sys/net/ipv4/tcp_wmem"}) {
+    std::ifstream in(file);
+    uint64_t low = 0;
+    uint64_t def = 0;
+    uint64_t high = 8u << 20;
+    in >> low >> def >> high;
+    total += high;
+  }
+  return total;
+}
+
+// A sends more than the socket buffers can hold while B sleeps: the socket fills, the receive
+// window closes, A's send waits. That is a slow reader, not a lost link; the whole message then
+// arrives intact.
 TEST_P(BusyPeer, SendBlockedByASlowReaderIsNotADisconnect) {
-  constexpr uint64_t kBytes = 32u << 20;
+  const uint64_t kBytes = tcp_buffer_ceiling() + (16u << 20);
   const uint32_t id = new_id();
   run_endpoints(
       mode(),
