@@ -57,6 +57,18 @@ struct Record {
   }
 };
 
+/// A record of one measured size (ratio, window and loss left at their defaults).
+inline Record make_record(const std::string& provider, const std::string& mode, std::string_view test,
+                          std::uint64_t bytes, const Summary& summary) {
+  Record r;
+  r.provider = provider;
+  r.mode = mode;
+  r.test = std::string(test);
+  r.bytes = bytes;
+  r.summary = summary;
+  return r;
+}
+
 struct Results {
   std::vector<Record> records;
   std::vector<std::string> errors;    ///< Runs that failed, with the reason.

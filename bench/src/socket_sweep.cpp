@@ -79,17 +79,6 @@ class ControlPair {
   std::array<int, 2> fds_ = {-1, -1};
 };
 
-Record make_record(const std::string& provider, const std::string& mode, std::string_view test,
-                   std::uint64_t bytes, const Summary& summary) {
-  Record r;
-  r.provider = provider;
-  r.mode = mode;
-  r.test = std::string(test);
-  r.bytes = bytes;
-  r.summary = summary;
-  return r;
-}
-
 // Endpoint B, in the forked child: its links, then 'ready', then A's commands until quit.
 void serve(SocketKind kind, const SocketProviderStrings& strings, bool polling, std::uint64_t buffer_bytes,
            PlainSockets& plain, int ctl) {

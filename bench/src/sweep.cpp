@@ -38,17 +38,6 @@ bool is_inter_process(const std::string& provider) {
   return provider.rfind("InterProcess", 0) == 0;
 }
 
-Record make_record(const std::string& provider, const std::string& mode, std::string_view test,
-                   std::uint64_t bytes, const Summary& summary) {
-  Record r;
-  r.provider = provider;
-  r.mode = mode;
-  r.test = std::string(test);
-  r.bytes = bytes;
-  r.summary = summary;
-  return r;
-}
-
 // The cache-line floor is steady within milliseconds, so 15 ms per size suffice, even with
 // --quick (a shorter run let a single interruption move its p50).
 Budget floor_budget(const Budget& tests) {
