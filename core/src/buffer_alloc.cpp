@@ -58,4 +58,15 @@ void PageBuffer::release() noexcept {
   mapped_ = 0;
 }
 
+Status use_or_allocate(std::byte* app_addr, uint64_t bytes, std::vector<PageBuffer>& owned, ErrorLog& log,
+                       std::byte*& out) {
+  out = app_addr;
+  if (app_addr != nullptr || bytes == 0) return Status::kOk;
+  PageBuffer buffer;
+  if (buffer.allocate(bytes, log) != Status::kOk) return log.status();
+  out = buffer.data();
+  owned.push_back(std::move(buffer));
+  return Status::kOk;
+}
+
 }  // namespace takyon::detail

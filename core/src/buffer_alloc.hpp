@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "error_log.hpp"
 
@@ -29,6 +30,11 @@ class PageBuffer {
   uint64_t size_ = 0;
   uint64_t mapped_ = 0;
 };
+
+/// A buffer of a path: the application's memory at `app_addr`, or, when that is null and `bytes`
+/// > 0, a new PageBuffer appended to `owned` (which the endpoint keeps for the path's life).
+Status use_or_allocate(std::byte* app_addr, uint64_t bytes, std::vector<PageBuffer>& owned, ErrorLog& log,
+                       std::byte*& out);
 
 /// System page size.
 uint64_t page_size() noexcept;

@@ -135,14 +135,12 @@ class InterProcessEndpoint final : public Backend {
     const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
     for (uint32_t i = 0; i < config.send.size(); ++i) {
       peer_recv_.push_back(peer_.recv_buffer(i));
-      std::byte* addr = config.send[i].app_addr;
+      std::byte* addr = nullptr;
       if (pointer_) {
         addr = peer_.recv_buffer(i);
-      } else if (addr == nullptr && config.send[i].bytes > 0) {
-        PageBuffer buffer;
-        if (buffer.allocate(config.send[i].bytes, log_) != Status::kOk) return log_.status();
-        addr = buffer.data();
-        owned_send_.push_back(std::move(buffer));
+      } else if (use_or_allocate(config.send[i].app_addr, config.send[i].bytes, owned_send_, log_, addr) !=
+                 Status::kOk) {
+        return log_.status();
       }
       buffers_.send.push_back(addr);
       buffers_.remote_recv_bytes.push_back(peer_recv[i]);

@@ -129,13 +129,8 @@ class InterThreadEndpoint final : public Backend {
 Status allocate_recv(const EndpointConfig& config, std::vector<PageBuffer>& owned, std::vector<std::byte*>& addrs,
                      ErrorLog& log) {
   for (const BufferSpec& spec : config.recv) {
-    std::byte* addr = spec.app_addr;
-    if (addr == nullptr && spec.bytes > 0) {
-      PageBuffer buffer;
-      if (buffer.allocate(spec.bytes, log) != Status::kOk) return log.status();
-      addr = buffer.data();
-      owned.push_back(std::move(buffer));
-    }
+    std::byte* addr = nullptr;
+    if (use_or_allocate(spec.app_addr, spec.bytes, owned, log, addr) != Status::kOk) return log.status();
     addrs.push_back(addr);
   }
   return Status::kOk;
@@ -232,14 +227,12 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
   auto endpoint = std::make_unique<InterThreadEndpoint>(pair, side, claim, pointer, config.is_polling, log);
   endpoint->buffers_.recv = mine.recv_addrs;
   for (size_t i = 0; i < config.send.size(); ++i) {
-    std::byte* addr = config.send[i].app_addr;
+    std::byte* addr = nullptr;
     if (pointer) {
       addr = peer.recv_addrs[i];
-    } else if (addr == nullptr && config.send[i].bytes > 0) {
-      PageBuffer buffer;
-      if (buffer.allocate(config.send[i].bytes, log) != Status::kOk) return log.status();
-      addr = buffer.data();
-      endpoint->owned_send.push_back(std::move(buffer));
+    } else if (use_or_allocate(config.send[i].app_addr, config.send[i].bytes, endpoint->owned_send, log, addr) !=
+               Status::kOk) {
+      return log.status();
     }
     endpoint->buffers_.send.push_back(addr);
     endpoint->buffers_.remote_recv_bytes.push_back(peer.recv_bytes[i]);

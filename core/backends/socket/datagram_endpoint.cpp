@@ -5,13 +5,13 @@
 // arrives whole or not at all; drops, duplicates and reordering are the network's to make.
 #include <arpa/inet.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 
+#include "backends/common/spin.hpp"
 #include "backends/socket/socket_backend.hpp"
 #include "backends/socket/socket_common.hpp"
 #include "buffer_alloc.hpp"
@@ -22,7 +22,6 @@ namespace {
 // IPv4: 65535 minus the 20-byte IP header and the 8-byte UDP header.
 constexpr uint64_t kMaxUdpPayload = 65507;
 constexpr uint64_t kIpUdpHeaders = 28;
-constexpr int64_t kSpinBeforeYieldNs = 50'000;
 constexpr int kReceiveBufferBytes = 8 << 20;  // asked for; the kernel caps it at net.core.rmem_max
 
 class DatagramEndpoint final : public Backend {
@@ -31,19 +30,17 @@ class DatagramEndpoint final : public Backend {
       : fd_(std::move(fd)), polling_(polling), provider_(std::move(provider)), log_(log) {}
 
   Status allocate(const EndpointConfig& config) {
-    for (const auto* list : {&config.send, &config.recv}) {
-      for (const BufferSpec& spec : *list) {
-        std::byte* addr = spec.app_addr;
-        if (addr == nullptr && spec.bytes > 0) {
-          PageBuffer buffer;
-          if (buffer.allocate(spec.bytes, log_) != Status::kOk) return log_.status();
-          addr = buffer.data();
-          owned_.push_back(std::move(buffer));
-        }
-        (list == &config.send ? buffers_.send : buffers_.recv).push_back(addr);
-      }
+    for (const BufferSpec& spec : config.send) {
+      std::byte* addr = nullptr;
+      if (use_or_allocate(spec.app_addr, spec.bytes, owned_, log_, addr) != Status::kOk) return log_.status();
+      buffers_.send.push_back(addr);
     }
-    for (const BufferSpec& spec : config.recv) recv_size_.push_back(spec.bytes);
+    for (const BufferSpec& spec : config.recv) {
+      std::byte* addr = nullptr;
+      if (use_or_allocate(spec.app_addr, spec.bytes, owned_, log_, addr) != Status::kOk) return log_.status();
+      buffers_.recv.push_back(addr);
+      recv_size_.push_back(spec.bytes);
+    }
     // The receiver is unknown: the core lets every size through and send() applies the datagram limit.
     buffers_.remote_recv_bytes.assign(config.send.size(), UINT64_MAX);
     return Status::kOk;
@@ -136,7 +133,7 @@ class DatagramEndpoint final : public Backend {
     if (deadline.expired(now)) return Status::kTimedOut;
     if (polling_) {
       if (spin_since == 0) spin_since = now;
-      if (now - spin_since > kSpinBeforeYieldNs) sched_yield();
+      spin_step(spin_since, now);
       return Status::kOk;
     }
     short revents = 0;

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -19,6 +18,7 @@
 #include <cstring>
 
 #include "backends/common/layout_check.hpp"
+#include "backends/common/spin.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -49,15 +49,6 @@ struct Verdict {
 // ACK at all (a delayed ACK takes at most 200 ms on Linux).
 constexpr int64_t kTickNs = 100'000'000;
 constexpr int64_t kAckSilenceNs = 500'000'000;
-constexpr int64_t kSpinBeforeYieldNs = 50'000;
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 void to_wire(WireFrame& f) noexcept {
   f.type = htole32(f.type);
@@ -115,23 +106,13 @@ Status StreamEndpoint::disconnected_error(const char* context) {
 
 Status StreamEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
   for (const BufferSpec& spec : config.send) {
-    std::byte* addr = spec.app_addr;
-    if (addr == nullptr && spec.bytes > 0) {
-      PageBuffer buffer;
-      if (buffer.allocate(spec.bytes, log_) != Status::kOk) return log_.status();
-      addr = buffer.data();
-      owned_.push_back(std::move(buffer));
-    }
+    std::byte* addr = nullptr;
+    if (use_or_allocate(spec.app_addr, spec.bytes, owned_, log_, addr) != Status::kOk) return log_.status();
     buffers_.send.push_back(addr);
   }
   for (const BufferSpec& spec : config.recv) {
-    std::byte* addr = spec.app_addr;
-    if (addr == nullptr && spec.bytes > 0) {
-      PageBuffer buffer;
-      if (buffer.allocate(spec.bytes, log_) != Status::kOk) return log_.status();
-      addr = buffer.data();
-      owned_.push_back(std::move(buffer));
-    }
+    std::byte* addr = nullptr;
+    if (use_or_allocate(spec.app_addr, spec.bytes, owned_, log_, addr) != Status::kOk) return log_.status();
     buffers_.recv.push_back(addr);
     recv_size_.push_back(spec.bytes);
   }
@@ -621,11 +602,7 @@ Status StreamEndpoint::wait_step(Deadline deadline, bool want_output) {
   if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
   if (deadline.expired(now)) return Status::kTimedOut;
   if (options_.polling) {
-    if (now - spin_since_ns_ > kSpinBeforeYieldNs) {
-      sched_yield();
-    } else {
-      cpu_relax();
-    }
+    spin_step(spin_since_ns_, now);
     return Status::kOk;
   }
   short events = eof_ ? 0 : POLLIN;
