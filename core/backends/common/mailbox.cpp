@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "backends/common/spin.hpp"
 #include "sys/sys.hpp"
 
 namespace takyon::detail {
@@ -18,17 +19,6 @@ namespace {
 // for it 50 times a second.
 constexpr int64_t kPollingLivenessPeriodNs = 5'000'000;
 constexpr int64_t kEventLivenessPeriodNs = 20'000'000;
-// A polling waiter spins flat out this long, then yields the CPU between checks so that more
-// endpoints than cores still make progress.
-constexpr int64_t kSpinBeforeYieldNs = 50'000;
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 inline const uint32_t* futex_word(const std::atomic<uint32_t>& word) noexcept {
   return reinterpret_cast<const uint32_t*>(&word);
