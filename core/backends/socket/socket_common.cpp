@@ -3,6 +3,8 @@
 #include "backends/socket/socket_common.hpp"
 
 #include <arpa/inet.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -155,6 +157,36 @@ Status interface_mtu(in_addr local, int& mtu, ErrorLog& log) {
   }
   mtu = request.ifr_mtu;
   return Status::kOk;
+}
+
+}  // namespace takyon::detail
+
+namespace takyon::detail {
+
+Status check_tcp_link(int fd, int64_t& outq_since_ns, const std::string& peer, bool& idle, ErrorLog& log) {
+  idle = false;
+  const int64_t now = now_ns();
+  int outq = 0;
+  if (ioctl(fd, SIOCOUTQ, &outq) != 0) outq = 0;
+  if (outq == 0) {
+    outq_since_ns = 0;
+    idle = true;
+    return Status::kOk;
+  }
+  if (outq_since_ns == 0) {
+    outq_since_ns = now;
+    return Status::kOk;
+  }
+  if (now - outq_since_ns < kLinkSilenceNs) return Status::kOk;
+  tcp_info info{};
+  socklen_t len = sizeof(info);
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return Status::kOk;
+  if (info.tcpi_snd_wnd == 0 && info.tcpi_probes < 2) return Status::kOk;
+  if (static_cast<int64_t>(info.tcpi_last_ack_recv) * 1'000'000 < kLinkSilenceNs) return Status::kOk;
+  return TAKYON_FAIL(log, Status::kDisconnected,
+                     "no acknowledgement from %s for %u ms with %d bytes unacknowledged: the link is down or the "
+                     "peer host is gone",
+                     peer.c_str(), info.tcpi_last_ack_recv, outq);
 }
 
 }  // namespace takyon::detail

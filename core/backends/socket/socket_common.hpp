@@ -71,6 +71,16 @@ Status local_address_for(in_addr peer, in_addr& out, ErrorLog& log);
 /// The MTU of the interface holding local address `local`.
 Status interface_mtu(in_addr local, int& mtu, ErrorLog& log);
 
+/// Liveness of a TCP connection while a call waits; call it every kLinkTickNs. `outq_since_ns`
+/// (start at 0) remembers since when the kernel has held unacknowledged bytes. kOk with `idle`
+/// set when nothing is unacknowledged (send a heartbeat now, so a dead link shows up as
+/// unacknowledged bytes); kDisconnected once bytes went unacknowledged for kLinkSilenceNs with no
+/// ACK at all (a delayed ACK takes at most 200 ms on Linux). A closed receive window is a live
+/// but busy peer as long as it answers the window probes.
+inline constexpr int64_t kLinkTickNs = 100'000'000;
+inline constexpr int64_t kLinkSilenceNs = 500'000'000;
+Status check_tcp_link(int fd, int64_t& outq_since_ns, const std::string& peer, bool& idle, ErrorLog& log);
+
 /// True if `addr` is an address of one of this host's interfaces (in this network namespace).
 bool is_local_address(in_addr addr);
 

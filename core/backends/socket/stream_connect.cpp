@@ -16,6 +16,7 @@
 
 #include "backends/socket/discovery.hpp"
 #include "backends/socket/socket_backend.hpp"
+#include "backends/socket/stream_connect.hpp"
 #include "backends/socket/stream_endpoint.hpp"
 
 namespace takyon::detail {
@@ -26,14 +27,21 @@ void sleep_until_retry(int64_t& backoff_ns, Deadline deadline) {
   backoff_ns = std::min<int64_t>(backoff_ns * 2, 5'000'000);
 }
 
-Status finish(Fd fd, bool tcp, std::string peer, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-              std::unique_ptr<Backend>& out) {
+Status finish(Fd fd, bool tcp, std::string peer, StreamConnection& out) {
+  out.fd = std::move(fd);
+  out.tcp = tcp;
+  out.peer = std::move(peer);
+  return Status::kOk;
+}
+
+Status make_endpoint(StreamConnection connection, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                     std::unique_ptr<Backend>& out) {
   StreamEndpoint::Options options;
-  options.tcp = tcp;
+  options.tcp = connection.tcp;
   options.polling = config.is_polling;
   options.provider = config.provider->text();
-  options.peer = std::move(peer);
-  auto endpoint = std::make_unique<StreamEndpoint>(std::move(fd), std::move(options), log);
+  options.peer = std::move(connection.peer);
+  auto endpoint = std::make_unique<StreamEndpoint>(std::move(connection.fd), std::move(options), log);
   if (endpoint->connect(config, deadline) != Status::kOk) return log.status();
   out = std::move(endpoint);
   return Status::kOk;
@@ -73,6 +81,13 @@ Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadlin
                                            std::unique_ptr<Backend>& out) {
   const std::string name = strf("takyon-%u-InterProcessSocket-%llu", static_cast<unsigned>(getuid()),
                                 static_cast<unsigned long long>(config.provider->number("ID")));
+  StreamConnection connection;
+  if (connect_unix_stream(name, config, deadline, log, connection) != Status::kOk) return log.status();
+  return make_endpoint(std::move(connection), config, deadline, log, out);
+}
+
+Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                           StreamConnection& out) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path + 1, name.data(), name.size());  // sun_path[0] = '\0': the abstract namespace
@@ -98,7 +113,7 @@ Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadlin
     Fd fd;
     if (accept_unix(listener.get(), name, config, deadline, log, fd) != Status::kOk) return log.status();
     listener.reset();  // the name is free again at once: the ID can be reused
-    return finish(std::move(fd), false, "endpoint B (@" + name + ")", config, deadline, log, out);
+    return finish(std::move(fd), false, "endpoint B (@" + name + ")", out);
   }
 
   int64_t backoff_ns = 20'000;
@@ -106,7 +121,7 @@ Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadlin
     Fd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
     if (connect(fd.get(), sa, addr_len) == 0) {
-      return finish(std::move(fd), false, "endpoint A (@" + name + ")", config, deadline, log, out);
+      return finish(std::move(fd), false, "endpoint A (@" + name + ")", out);
     }
     if (errno != ECONNREFUSED && errno != EAGAIN && errno != ENOENT && errno != EINTR) {
       return TAKYON_FAIL(log, Status::kSystem, "connect to @%s failed: %s", name.c_str(), errno_text(errno).c_str());
@@ -171,7 +186,7 @@ Status parse_tcp_args(const ProviderArgs& provider, TcpArgs& out, ErrorLog& log)
 }
 
 Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                  std::unique_ptr<Backend>& out) {
+                  StreamConnection& out) {
   const std::string& text = config.provider->text();
   Fd listener(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!listener.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
@@ -224,7 +239,7 @@ Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline de
       if (fd.valid()) {
         if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk) return log.status();
         const Ipv4Endpoint client{from.sin_addr, ntohs(from.sin_port)};
-        return finish(std::move(fd), true, "client " + client.text(), config, deadline, log, out);
+        return finish(std::move(fd), true, "client " + client.text(), out);
       }
       if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
         return TAKYON_FAIL(log, Status::kSystem, "accept failed: %s", errno_text(errno).c_str());
@@ -238,7 +253,7 @@ Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline de
 }
 
 Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                  std::unique_ptr<Backend>& out) {
+                  StreamConnection& out) {
   const std::string& text = config.provider->text();
   int64_t backoff_ns = 100'000;
   bool refused = false;
@@ -273,7 +288,7 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
     }
     if (err == 0) {
       if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk) return log.status();
-      return finish(std::move(fd), true, "server " + server.text(), config, deadline, log, out);
+      return finish(std::move(fd), true, "server " + server.text(), out);
     }
     if (err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL) {
       return TAKYON_FAIL(log, Status::kDisconnected, "'%s': cannot reach %s: %s", text.c_str(), server.text().c_str(),
@@ -299,11 +314,17 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
 
 }  // namespace
 
-Status SocketBackend::create_tcp(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                                 std::unique_ptr<Backend>& out) {
+Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log, StreamConnection& out) {
   TcpArgs args;
   if (parse_tcp_args(*config.provider, args, log) != Status::kOk) return log.status();
   return args.server ? tcp_server(args, config, deadline, log, out) : tcp_client(args, config, deadline, log, out);
+}
+
+Status SocketBackend::create_tcp(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                                 std::unique_ptr<Backend>& out) {
+  StreamConnection connection;
+  if (connect_tcp_stream(config, deadline, log, connection) != Status::kOk) return log.status();
+  return make_endpoint(std::move(connection), config, deadline, log, out);
 }
 
 }  // namespace takyon::detail

@@ -44,11 +44,8 @@ struct Verdict {
   char reason[248];
 };
 
-// Liveness over TCP: a waiting call ticks this often, sending a heartbeat when nothing is
-// unacknowledged, and declares the link lost after kAckSilenceNs of unacknowledged bytes and no
-// ACK at all (a delayed ACK takes at most 200 ms on Linux).
-constexpr int64_t kTickNs = 100'000'000;
-constexpr int64_t kAckSilenceNs = 500'000'000;
+// Liveness over TCP: a waiting call ticks this often (check_tcp_link).
+constexpr int64_t kTickNs = kLinkTickNs;
 
 void to_wire(WireFrame& f) noexcept {
   f.type = htole32(f.type);
@@ -568,29 +565,10 @@ void StreamEndpoint::begin_wait() {
 
 Status StreamEndpoint::check_link() {
   if (!options_.tcp || eof_) return Status::kOk;
-  const int64_t now = now_ns();
-  int outq = 0;
-  if (ioctl(fd_.get(), SIOCOUTQ, &outq) != 0) outq = 0;
-  if (outq == 0) {
-    outq_since_ns_ = 0;
-    if (pending_.empty() && !data_in_progress_) return queue_control(kHeartbeat, 0);
-    return Status::kOk;
-  }
-  if (outq_since_ns_ == 0) {
-    outq_since_ns_ = now;
-    return Status::kOk;
-  }
-  if (now - outq_since_ns_ < kAckSilenceNs) return Status::kOk;
-  tcp_info info{};
-  socklen_t len = sizeof(info);
-  if (getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return Status::kOk;
-  // A closed receive window is a live but busy peer, as long as it answers the window probes.
-  if (info.tcpi_snd_wnd == 0 && info.tcpi_probes < 2) return Status::kOk;
-  if (static_cast<int64_t>(info.tcpi_last_ack_recv) * 1'000'000 < kAckSilenceNs) return Status::kOk;
-  return TAKYON_FAIL(log_, Status::kDisconnected,
-                     "no acknowledgement from %s for %u ms with %d bytes unacknowledged: the link is down or the "
-                     "peer host is gone",
-                     options_.peer.c_str(), info.tcpi_last_ack_recv, outq);
+  bool idle = false;
+  if (check_tcp_link(fd_.get(), outq_since_ns_, options_.peer, idle, log_) != Status::kOk) return log_.status();
+  if (idle && pending_.empty() && !data_in_progress_) return queue_control(kHeartbeat, 0);
+  return Status::kOk;
 }
 
 Status StreamEndpoint::wait_step(Deadline deadline, bool want_output) {

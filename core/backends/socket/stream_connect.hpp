@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Connecting a byte stream between the two endpoints of a path: the abstract Unix socket of
+// InterProcessSocket, and TCP server/client with a fixed port or one found by discovery. The
+// socket providers carry their messages over the stream; the Ucx provider uses it to exchange
+// addresses and keys at create, and afterwards as its liveness and close channel.
+#pragma once
+
+#include <string>
+
+#include "backend.hpp"
+#include "backends/socket/socket_common.hpp"
+
+namespace takyon::detail {
+
+/// A connected, non-blocking stream socket and who is at the other end.
+struct StreamConnection {
+  Fd fd;
+  bool tcp = true;   ///< TCP (link checks apply) or a Unix socket.
+  std::string peer;  ///< "server 10.0.0.1:4000", "endpoint A (@takyon-...)": for messages.
+};
+
+/// Endpoint A listens on the abstract Unix socket @`name` and accepts only its own user's
+/// process; endpoint B connects, retrying until A appears or `deadline`.
+Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                           StreamConnection& out);
+
+/// TCP from the provider's `-server|-client -IP=<addr> (-port=<p> | -ID=<n>) [-reuse]`.
+Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log, StreamConnection& out);
+
+}  // namespace takyon::detail
