@@ -11,6 +11,8 @@ TAKYON_CI_PACKAGES=(
   iproute2        # ip netns: the multi-host socket tests
   python3         # a plain UDP program that talks to the datagram providers in the tests
   socat           # another one
+  libucx-dev      # the Ucx provider (UCX 1.13 on Debian 12)
+  ucx-utils       # ucx_info, ucx_perftest: the bench compares against it
 )
 
 takyon_ci_log() { printf '[takyon-ci %(%H:%M:%S)T] %s\n' -1 "$*"; }

@@ -27,7 +27,7 @@ BENCH="$ROOT/$BUILD/bench/takyon-bench"
 takyon_ci_install_packages
 
 takyon_ci_log "configure $BUILD (Release, tests off)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTAKYON_SANITIZE= -DTAKYON_BUILD_TESTS=OFF \
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON -DTAKYON_BUILD_TESTS=OFF \
   -DTAKYON_BUILD_EXAMPLES=OFF -DTAKYON_BUILD_BENCH=ON >"$RESULTS/configure.log" 2>&1 ||
   { cat "$RESULTS/configure.log"; exit 1; }
 takyon_ci_log "build (-j$JOBS), log in $RESULTS/build.log"

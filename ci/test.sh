@@ -153,11 +153,11 @@ for config in "${CONFIGS[@]}"; do
   LAUNCHER=()
   case "$config" in
     normal)
-      run_config normal "${TAKYON_CI_BUDGET_normal:-300}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE=
+      run_config normal "${TAKYON_CI_BUDGET_normal:-300}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON
       ;;
     asan)
       if probe_sanitizer address,undefined; then
-        run_config asan "${TAKYON_CI_BUDGET_asan:-420}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        run_config asan "${TAKYON_CI_BUDGET_asan:-420}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
           -DTAKYON_SANITIZE=address
       else
         RESULT[asan]=FAILED DETAIL[asan]="ASan programs cannot run on this machine"
@@ -165,7 +165,7 @@ for config in "${CONFIGS[@]}"; do
       ;;
     tsan)
       if probe_sanitizer thread; then
-        run_config tsan "${TAKYON_CI_BUDGET_tsan:-480}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        run_config tsan "${TAKYON_CI_BUDGET_tsan:-480}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
           -DTAKYON_SANITIZE=thread
       else
         RESULT[tsan]=FAILED DETAIL[tsan]="TSan programs cannot run on this machine"

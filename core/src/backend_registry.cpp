@@ -5,6 +5,9 @@
 #include "backends/inter_process/inter_process_backend.hpp"
 #include "backends/inter_thread/inter_thread_backend.hpp"
 #include "backends/socket/socket_backend.hpp"
+#if defined(TAKYON_HAVE_UCX)
+#include "ucx_backend.hpp"
+#endif
 
 namespace takyon::detail {
 namespace {
@@ -25,6 +28,19 @@ constexpr KeySpec kMulticastSendKeys[] = {{"IP", ValueKind::kText, true},
 constexpr KeySpec kMulticastRecvKeys[] = {
     {"IP", ValueKind::kText, true}, {"group", ValueKind::kText, true}, {"port", ValueKind::kUint16, true}};
 
+constexpr std::string_view kUcxFlags[] = {"server", "client", "reuse"};
+constexpr KeySpec kUcxKeys[] = {{"IP", ValueKind::kText, false},  {"port", ValueKind::kUint16, false},
+                                {"ID", ValueKind::kUint32, false}, {"tls", ValueKind::kText, false},
+                                {"protocol", ValueKind::kText, false}};
+
+#if !defined(TAKYON_HAVE_UCX)
+Status create_ucx_unavailable(const EndpointConfig& config, Deadline, ErrorLog& log, std::unique_ptr<Backend>&) {
+  return TAKYON_FAIL(log, Status::kUnsupported,
+                     "interconnect '%s': this libtakyon was built without UCX (install libucx-dev and reconfigure; "
+                     "TAKYON_WITH_UCX=ON makes a missing UCX a configure error)", config.provider->text().c_str());
+}
+#endif
+
 constexpr BackendEntry kBackends[] = {
     {"InterThreadMemcpy", kIdSpec, &InterThreadBackend::create_memcpy},
     {"InterThreadPointer", kIdSpec, &InterThreadBackend::create_pointer},
@@ -36,6 +52,11 @@ constexpr BackendEntry kBackends[] = {
     {"UnicastRecvSocket", {kReuseFlag, kUnicastKeys}, &SocketBackend::create_unicast_recv},
     {"MulticastSendSocket", {kMulticastSendFlags, kMulticastSendKeys}, &SocketBackend::create_multicast_send},
     {"MulticastRecvSocket", {kReuseFlag, kMulticastRecvKeys}, &SocketBackend::create_multicast_recv},
+#if defined(TAKYON_HAVE_UCX)
+    {"Ucx", {kUcxFlags, kUcxKeys}, &UcxBackend::create},
+#else
+    {"Ucx", {kUcxFlags, kUcxKeys}, &create_ucx_unavailable},
+#endif
 };
 
 }  // namespace

@@ -132,8 +132,9 @@ TEST_P(TwoSided, VerbosityPrintsMentionTheProvider) {
   run_endpoints(Mode::kThreads, endpoint, endpoint);
   std::fflush(stdout);
   const std::string out = ::testing::internal::GetCapturedStdout();
-  EXPECT_NE(out.find(provider()), std::string::npos) << "stdout does not mention " << provider() << ":\n"
-                                                     << out;
+  const std::string interconnect = interconnect_for(provider(), id, true);
+  EXPECT_NE(out.find(interconnect), std::string::npos) << "stdout does not mention '" << interconnect << "':\n"
+                                                       << out;
   EXPECT_NE(out.find(std::to_string(id)), std::string::npos) << "stdout does not mention the ID:\n" << out;
 }
 

@@ -112,7 +112,8 @@ TEST_P(TwoSided, CreateTimeoutWithoutPeerNamesTheProvider) {
     EXPECT_EQ(path, nullptr) << "created endpoint " << (endpoint_a ? "A" : "B") << " without a peer";
     if (path != nullptr) std::free(takyonDestroy(&path));
     const std::string error = take_string(attrs.attrs.error_message);
-    EXPECT_NE(error.find(provider()), std::string::npos) << "error does not name the provider: " << error;
+    const std::string interconnect = interconnect_for(provider(), id, endpoint_a);
+    EXPECT_NE(error.find(interconnect), std::string::npos) << "error does not name '" << interconnect << "': " << error;
     EXPECT_TRUE(within_20_percent(elapsed, kTimeout))
         << "path_create_timeout " << kTimeout << " s took " << elapsed << " s";
   }

@@ -264,7 +264,7 @@ TEST_P(CallErrors, BadCallsFailThePathCleanly) {
           if (!ok) {
             TK_EXPECT_AR(ep, mentions_any(error, c.operation)) << "[" << c.name << "]";
             TK_EXPECT_AR(ep, mentions_all(error, c.all_of)) << "[" << c.name << "]";
-            TK_EXPECT_AR(ep, mentions_all(error, {provider()}))
+            TK_EXPECT_AR(ep, mentions_all(error, {provider_name(provider())}))
                 << "[" << c.name << "] the error must name the path";
             bool timed_out = false;
             TK_EXPECT(ep, !takyonSend(path.get(), 0, 0, 0, 0, &timed_out))

@@ -51,7 +51,7 @@ class CreateErrors : public PathTest, public ::testing::WithParamInterface<const
 };
 
 TEST_P(CreateErrors, BadInterconnectStrings) {
-  const std::vector<BadInterconnect> cases = bad_interconnects(provider());
+  const std::vector<BadInterconnect> cases = bad_interconnects(provider_name(provider()));
   for (const BadInterconnect& c : cases) {
     SCOPED_TRACE("interconnect '" + c.text + "'");
     Attrs a = attrs(new_id());

@@ -15,6 +15,10 @@ bool is_socket(std::string_view provider) {
   return provider == "InterProcessSocket" || provider == "Socket";
 }
 
+bool is_ucx(std::string_view provider) { return provider.starts_with("Ucx"); }
+
+std::string provider_name(std::string_view provider) { return is_ucx(provider) ? "Ucx" : std::string(provider); }
+
 bool is_pointer(std::string_view provider) {
   return provider.ends_with("Pointer");
 }
@@ -27,7 +31,13 @@ std::string interconnect_for(std::string_view provider, uint32_t id, bool endpoi
   if (provider == "Socket") {
     return std::string(endpoint_a ? "Socket -server" : "Socket -client") + " -IP=127.0.0.1 -ID=" + std::to_string(id);
   }
-  return std::string(provider) + " -ID=" + std::to_string(id);
+  const std::string n = std::to_string(id);
+  if (provider == "UcxTcp") {
+    return std::string(endpoint_a ? "Ucx -server" : "Ucx -client") + " -IP=127.0.0.1 -ID=" + n + " -tls=tcp";
+  }
+  if (provider == "UcxShm") return "Ucx -ID=" + n + " -tls=sysv,posix";
+  if (provider == "UcxShmAm") return "Ucx -ID=" + n + " -tls=sysv,posix -protocol=am";
+  return std::string(provider) + " -ID=" + n;
 }
 
 void PrintTo(const ProviderParam& param, std::ostream* os) {

@@ -17,8 +17,13 @@
 namespace takyon::test {
 
 /// Every connected provider: the suites that test the path contract run on each.
+/// "Ucx" is UCX's own choice of transports, "UcxTcp" forces -tls=tcp (active messages, TCP
+/// bootstrap with discovery), "UcxShm" forces shared memory (-tls=sysv,posix: the map protocol, or active messages for application buffers)
+/// and "UcxShmAm" active messages over shared memory.
 inline constexpr const char* kAllProviders[] = {"InterThreadMemcpy",  "InterThreadPointer", "InterProcessMemcpy",
-                                                "InterProcessPointer", "InterProcessSocket", "Socket"};
+                                                "InterProcessPointer", "InterProcessSocket", "Socket",
+                                                "Ucx",                 "UcxTcp",             "UcxShm",
+                                                "UcxShmAm"};
 /// The providers whose ID names memory they own (the ownership suite's subject).
 inline constexpr const char* kMemoryProviders[] = {"InterThreadMemcpy", "InterThreadPointer", "InterProcessMemcpy",
                                                    "InterProcessPointer"};
@@ -27,6 +32,10 @@ inline constexpr const char* kMemoryProviders[] = {"InterThreadMemcpy", "InterTh
 [[nodiscard]] bool is_inter_process(std::string_view provider);
 /// Socket providers (connected): TCP or Unix socket.
 [[nodiscard]] bool is_socket(std::string_view provider);
+/// The Ucx provider in any of its test variants.
+[[nodiscard]] bool is_ucx(std::string_view provider);
+/// The provider's name as it appears in its interconnect string ("Ucx" for every Ucx variant).
+[[nodiscard]] std::string provider_name(std::string_view provider);
 /// Pointer providers: the sender's send buffer is the receiver's receive buffer.
 [[nodiscard]] bool is_pointer(std::string_view provider);
 /// The mode the runner uses for the provider: threads for InterThread*, processes otherwise.

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// UcxContext: one ucp_context per process and transport selection (-tls=), shared by every Ucx
+// path that asks for the same transports. ucp_init() loads and probes every transport (tens of
+// milliseconds); a path then costs one worker, one endpoint and its registrations, so a program
+// (or the MPI layer) that opens many paths pays the context once.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <memory>
+#include <string>
+
+#include "error_log.hpp"
+
+namespace takyon::detail {
+
+class UcxContext {
+ public:
+  /// The shared context for `tls` ("" = UCX's default choice, or UCX_TLS from the environment).
+  static Status acquire(const std::string& tls, const std::string& provider, ErrorLog& log,
+                        std::shared_ptr<UcxContext>& out);
+  ~UcxContext();
+  UcxContext(const UcxContext&) = delete;
+  UcxContext& operator=(const UcxContext&) = delete;
+
+  [[nodiscard]] ucp_context_h get() const noexcept { return context_; }
+  [[nodiscard]] const std::string& tls() const noexcept { return tls_; }
+
+ private:
+  UcxContext(ucp_context_h context, std::string tls) : context_(context), tls_(std::move(tls)) {}
+  ucp_context_h context_;
+  std::string tls_;
+};
+
+/// "UCS_ERR_UNREACHABLE (Destination is unreachable)".
+std::string ucs_text(ucs_status_t status);
+
+/// Checks a -tls= value: comma-separated UCX transport names or aliases, optionally led by '^'
+/// (all but these). Unknown names are rejected here, naming them, rather than silently ignored.
+Status check_tls_list(const std::string& tls, const std::string& provider, ErrorLog& log);
+
+}  // namespace takyon::detail
