@@ -2,6 +2,7 @@
 // The netns peers' messages: an 8-byte sequence number, then a pattern derived from it; sizes too.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -20,6 +21,10 @@ struct MessageStream {
   uint64_t min_bytes = kSeqBytes;
   uint64_t max_bytes = 4096;
   int salt = 0;  ///< Tells the directions of one path apart (their bytes differ).
+  /// Spread the sizes evenly over the powers of two between min_bytes and max_bytes instead of
+  /// evenly over the bytes: each power of two gets about as many messages, so with 8 B..4 MiB a
+  /// transport's small-message and large-message protocols both carry many of them.
+  bool log_sizes = false;
 
   /// Message `seq`'s size: every tenth message is max_bytes (the limit is exercised), the others
   /// are spread over [min_bytes, max_bytes].
@@ -27,7 +32,14 @@ struct MessageStream {
     if (seq % 10 == 0 || max_bytes <= min_bytes) return max_bytes;
     uint64_t x = seq * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(salt) * 0xBF58476D1CE4E5B9ull;
     x ^= x >> 29;
-    return min_bytes + x % (max_bytes - min_bytes + 1);
+    if (!log_sizes) return min_bytes + x % (max_bytes - min_bytes + 1);
+    // A power of two [2^(k-1), 2^k) between those of min and max, then a size within it.
+    const int low = static_cast<int>(std::bit_width(min_bytes));
+    const int high = static_cast<int>(std::bit_width(max_bytes));
+    const int k = low + static_cast<int>((x >> 8) % static_cast<uint64_t>(high - low + 1));
+    const uint64_t base = uint64_t{1} << (k - 1);
+    const uint64_t size = base + (x >> 36) % base;
+    return size < min_bytes ? min_bytes : size > max_bytes ? max_bytes : size;
   }
 
   /// Writes message `seq` (size_of(seq) bytes) at `data`.

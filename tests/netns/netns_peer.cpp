@@ -11,7 +11,8 @@
 //   TIMEOUT phase=              a start timeout expired where none should (exit status 3)
 // Exit status 0: every call did what the role expects and every received byte was right.
 //
-// Roles (all take --provider=<interconnect> --mode=poll|event --timeout=<s> --create-timeout=<s>):
+// Roles (all take --provider=<interconnect> --mode=poll|event --timeout=<s> --create-timeout=<s>;
+// those with --min-bytes= also take --sizes=linear|log, how sizes spread between min and max):
 //   tcp         --side=a|b --count=N --bufs=K --min-bytes= --max-bytes=
 //               N messages each way: message i goes in buffer i%K, then message i of the peer is
 //               received and checked (sequence, size, every byte). RESULT sent= received=
@@ -224,6 +225,12 @@ MessageStream stream_for(Args& args, int salt) {
                                    takyon::test::netns::kSeqBytes);
   s.max_bytes = std::max<uint64_t>(args.number("max-bytes", 4096), s.min_bytes);
   s.salt = salt;
+  const std::string sizes = args.text("sizes", "linear");
+  if (sizes != "linear" && sizes != "log") {
+    std::printf("ERROR phase=args after_ms=0 marker=0 text=--sizes=%s is not linear or log\n", sizes.c_str());
+    std::exit(2);
+  }
+  s.log_sizes = sizes == "log";
   return s;
 }
 
