@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: MIT
 # TAKYON_SANITIZE=address -> ASan + UBSan (no recovery); =thread -> TSan. Applies to every target.
+# TAKYON_TEST_ENVIRONMENT: what every test runs with (tests/ and bench/ smoke tests).
+set(TAKYON_TEST_ENVIRONMENT "TAKYON_TEST=1")
 if(TAKYON_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 elseif(TAKYON_SANITIZE STREQUAL "thread")
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
+  # UCX's memory hooks patch mmap/munmap, which TSan intercepts too: together they crash at the
+  # first UCX registration. UCX reads this when it loads, so it must be in the tests' environment.
+  set(TAKYON_TEST_ENVIRONMENT "UCX_MEM_MMAP_HOOK_MODE=none")
 elseif(NOT TAKYON_SANITIZE STREQUAL "")
   message(FATAL_ERROR "TAKYON_SANITIZE must be '', 'address' or 'thread', not '${TAKYON_SANITIZE}'")
 endif()
