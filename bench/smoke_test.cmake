@@ -1,15 +1,37 @@
 # SPDX-License-Identifier: MIT
 # bench_smoke: runs `takyon-bench --provider all --quick --out-dir OUT_DIR` and checks that the
 # CSV and JSON exist, parse and agree, and that every provider -- shared memory and sockets,
-# connected and connectionless -- has its records. Never asserts on timings. Usage:
-#   cmake -DBENCH=<takyon-bench> -DOUT_DIR=<dir> -P smoke_test.cmake
+# connected and connectionless, and the Ucx configurations if UCX=ON -- has its records.
+# With VS_UCX_PERFTEST=ON (bench_smoke_vs_ucx_perftest) it runs the Ucx configurations with
+# --vs-ucx-perftest instead and checks that every ucx_perftest run parsed into records and that
+# the comparison targets were evaluated. Never asserts on timings. Usage:
+#   cmake -DBENCH=<takyon-bench> -DOUT_DIR=<dir> [-DUCX=ON] [-DVS_UCX_PERFTEST=ON] -P smoke_test.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT BENCH OR NOT OUT_DIR)
-  message(FATAL_ERROR "usage: cmake -DBENCH=<takyon-bench> -DOUT_DIR=<dir> -P smoke_test.cmake")
+  message(FATAL_ERROR "usage: cmake -DBENCH=<takyon-bench> -DOUT_DIR=<dir> [-DUCX=ON] [-DVS_UCX_PERFTEST=ON] -P smoke_test.cmake")
+endif()
+
+set(ucx_providers UcxTcp UcxShm UcxShmAm)
+if(VS_UCX_PERFTEST)
+  if(DEFINED ENV{TAKYON_BENCH_UCX_PERFTEST} AND NOT "$ENV{TAKYON_BENCH_UCX_PERFTEST}" STREQUAL "")
+    set(perftest "$ENV{TAKYON_BENCH_UCX_PERFTEST}")
+  else()
+    find_program(perftest ucx_perftest)
+  endif()
+  if(NOT perftest)
+    # ctest's SKIP_REGULAR_EXPRESSION turns this into a skip, never a pass.
+    message("bench_smoke: SKIPPED: no ucx_perftest on PATH (apt-get install ucx-utils)")
+    return()
+  endif()
+  list(JOIN ucx_providers "," provider_list)
+  # --quick: ~4 ms per ucx_perftest run and two runs per test; no 4 MiB size (nothing to compare there).
+  set(bench_args --provider ${provider_list} --quick --max-bytes 1M --vs-ucx-perftest)
+else()
+  set(bench_args --provider all --quick)
 endif()
 
 file(REMOVE_RECURSE "${OUT_DIR}")
-execute_process(COMMAND "${BENCH}" --provider all --quick --out-dir "${OUT_DIR}"
+execute_process(COMMAND "${BENCH}" ${bench_args} --out-dir "${OUT_DIR}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(NOT rc EQUAL 0)
@@ -60,16 +82,45 @@ foreach(i RANGE ${last})
   list(APPEND seen "${provider}/${mode}/${test}")
 endforeach()
 # Shared-memory providers with their floors; socket providers (a connected pair over a Unix socket
-# and over TCP, and the connectionless UDP pairs) with their plain socket baselines.
-set(expected
-    "InterThreadMemcpy|latency bandwidth floor_cacheline floor_memcpy"
-    "InterThreadPointer|latency bandwidth floor_cacheline floor_memcpy"
-    "InterProcessMemcpy|latency bandwidth floor_cacheline floor_memcpy"
-    "InterProcessPointer|latency bandwidth floor_cacheline floor_memcpy"
-    "InterProcessSocket|latency bandwidth plain_unix_latency plain_unix_bandwidth"
-    "Socket|latency bandwidth plain_tcp_latency plain_tcp_bandwidth"
-    "Unicast|latency bandwidth plain_udp_latency plain_udp_bandwidth"
-    "Multicast|latency bandwidth plain_udp_latency plain_udp_bandwidth")
+# and over TCP, and the connectionless UDP pairs) with their plain socket baselines; Ucx over TCP
+# with plain TCP, over shared memory with the floors.
+set(ucx_expected
+    "UcxTcp|latency bandwidth plain_tcp_latency plain_tcp_bandwidth"
+    "UcxShm|latency bandwidth floor_cacheline floor_memcpy"
+    "UcxShmAm|latency bandwidth floor_cacheline floor_memcpy")
+if(VS_UCX_PERFTEST)
+  # Every ucx_perftest test over every transport of each configuration, and UCX's best.
+  set(expected "")
+  foreach(entry IN LISTS ucx_expected)
+    string(REPLACE "|" ";" parts "${entry}")
+    list(GET parts 0 provider)
+    list(GET parts 1 tests)
+    if(provider STREQUAL "UcxTcp")
+      set(transports tcp)
+    else()
+      set(transports sysv posix)
+    endif()
+    foreach(tls IN LISTS transports)
+      foreach(test IN ITEMS ucp_put_lat tag_lat ucp_am_lat ucp_put_bw tag_bw ucp_am_bw)
+        string(APPEND tests " ucx_perftest_${tls}_${test}")
+      endforeach()
+    endforeach()
+    list(APPEND expected "${provider}|${tests} ucx_perftest_best_latency ucx_perftest_best_bandwidth")
+  endforeach()
+else()
+  set(expected
+      "InterThreadMemcpy|latency bandwidth floor_cacheline floor_memcpy"
+      "InterThreadPointer|latency bandwidth floor_cacheline floor_memcpy"
+      "InterProcessMemcpy|latency bandwidth floor_cacheline floor_memcpy"
+      "InterProcessPointer|latency bandwidth floor_cacheline floor_memcpy"
+      "InterProcessSocket|latency bandwidth plain_unix_latency plain_unix_bandwidth"
+      "Socket|latency bandwidth plain_tcp_latency plain_tcp_bandwidth"
+      "Unicast|latency bandwidth plain_udp_latency plain_udp_bandwidth"
+      "Multicast|latency bandwidth plain_udp_latency plain_udp_bandwidth")
+  if(UCX)
+    list(APPEND expected ${ucx_expected})
+  endif()
+endif()
 foreach(entry IN LISTS expected)
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 provider)
@@ -83,8 +134,54 @@ foreach(entry IN LISTS expected)
     endforeach()
   endforeach()
 endforeach()
+if(VS_UCX_PERFTEST)
+  # The comparison targets were evaluated (PASS or MISS: both mean every figure parsed), and each
+  # best names the run it came from.
+  string(JSON target_count LENGTH "${json}" targets)
+  set(ucx_targets "")
+  if(target_count GREATER 0)
+    math(EXPR last_target "${target_count} - 1")
+    foreach(i RANGE ${last_target})
+      string(JSON id GET "${json}" targets ${i} id)
+      string(JSON provider GET "${json}" targets ${i} provider)
+      string(JSON result GET "${json}" targets ${i} result)
+      if(id MATCHES "^ucx_")
+        if(NOT result MATCHES "^(PASS|MISS)$")
+          string(JSON description GET "${json}" targets ${i} description)
+          message(FATAL_ERROR "target ${id} of ${provider} is ${result}: ${description}")
+        endif()
+        list(APPEND ucx_targets "${provider}/${id}")
+      endif()
+    endforeach()
+  endif()
+  foreach(provider IN ITEMS UcxTcp UcxShm)
+    foreach(id IN ITEMS ucx_latency_vs_perftest ucx_bandwidth_vs_perftest)
+      if(NOT "${provider}/${id}" IN_LIST ucx_targets)
+        message(FATAL_ERROR "JSON has no ${id} target for ${provider}")
+      endif()
+    endforeach()
+  endforeach()
+  foreach(i RANGE ${last})
+    string(JSON test GET "${json}" records ${i} test)
+    if(test MATCHES "^ucx_perftest_best_")
+      string(JSON from ERROR_VARIABLE json_error GET "${json}" records ${i} from)
+      if(json_error OR NOT from MATCHES "^ucx_perftest_(tcp|sysv|posix)_(ucp_put|tag)_(lat|bw)$")
+        message(FATAL_ERROR "JSON record ${i} (${test}) does not name the run it came from: '${from}' ${json_error}")
+      endif()
+    endif()
+  endforeach()
+  string(JSON perftest_info GET "${json}" config ucx_perftest)
+  if(NOT perftest_info MATCHES "ucx_perftest")
+    message(FATAL_ERROR "JSON config.ucx_perftest is '${perftest_info}'")
+  endif()
+  message(STATUS "bench_smoke: ${record_count} records with ucx_perftest, targets ${ucx_targets}")
+endif()
+
 # The connectionless streams report their losses.
 set(lost_seen FALSE)
+if(VS_UCX_PERFTEST)
+  set(lost_seen TRUE)  # no connectionless provider in this run
+endif()
 foreach(i RANGE ${last})
   string(JSON provider GET "${json}" records ${i} provider)
   string(JSON test GET "${json}" records ${i} test)

@@ -19,6 +19,9 @@
 #include "socket_sweep.hpp"
 #include "sweep.hpp"
 #include "targets.hpp"
+#include "ucx_perftest.hpp"
+#include "ucx_providers.hpp"
+#include "ucx_sweep.hpp"
 
 namespace {
 
@@ -34,17 +37,35 @@ int run(const takyon::bench::Options& options) {
   pin_current_thread(placement.cpu_a);
   const std::vector<std::uint64_t> sizes = sweep_sizes(options);
   MemcpyFloor copier(kWindowBuffers, sizes.back());
-  const SweepSetup setup{options, placement, sizes, make_budget(options), copier};
+  std::string perftest;
+  if (options.vs_ucx_perftest) {
+    perftest = find_ucx_perftest();
+    if (perftest.empty()) {
+      std::fprintf(
+          stderr,
+          "takyon-bench: --vs-ucx-perftest: no ucx_perftest on PATH (apt-get install ucx-utils, or set "
+          "TAKYON_BENCH_UCX_PERFTEST)\n");
+      return kExitFailure;
+    }
+  }
+  const SweepSetup setup{options, placement, sizes, make_budget(options), copier, perftest};
   SocketKind kind{};
-  const bool sockets = std::any_of(options.providers.begin(), options.providers.end(),
-                                   [&kind](const std::string& p) { return find_socket_provider(p, kind); });
-  print_banner(machine, placement, setup.sizes, setup.budget.measure_s, setup.budget.iters, sockets);
+  const bool sockets =
+      std::any_of(options.providers.begin(), options.providers.end(),
+                  [&kind](const std::string& p) { return find_socket_provider(p, kind) || p == "UcxTcp"; });
+  const std::string perftest_info =
+      perftest.empty() ? "" : perftest + " (" + ucx_perftest_version(perftest) + ")";
+  print_banner(machine, placement, setup.sizes, setup.budget.measure_s, setup.budget.iters, sockets,
+               perftest_info);
 
   const CpuSnapshot start = cpu_snapshot();
   Results results;
   for (const std::string& provider : options.providers) {
     for (bool polling : options.polling_modes) {
-      if (find_socket_provider(provider, kind)) {
+      UcxKind ucx{};
+      if (find_ucx_provider(provider, ucx)) {
+        run_ucx_sweep(provider, ucx, polling, setup, results);
+      } else if (find_socket_provider(provider, kind)) {
         run_socket_sweep(provider, kind, polling, setup, results);
       } else {
         run_path_sweep(provider, polling, setup, results);
@@ -53,7 +74,8 @@ int run(const takyon::bench::Options& options) {
   }
 
   machine.other_load_during = foreign_load(start, cpu_snapshot());
-  const std::vector<TargetResult> targets = evaluate_targets(results, options.providers);
+  const std::vector<TargetResult> targets =
+      evaluate_targets(results, options.providers, options.vs_ucx_perftest);
   print_targets(targets, machine.other_load_during);
 
   int status = 0;
@@ -65,7 +87,8 @@ int run(const takyon::bench::Options& options) {
                               setup.budget.warmup_s,
                               setup.budget.measure_s,
                               setup.budget.iters,
-                              options.quick};
+                              options.quick,
+                              perftest_info};
     if (!options.json_path.empty()) write_json(options.json_path, context, results, targets);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "takyon-bench: %s\n", e.what());

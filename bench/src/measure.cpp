@@ -76,7 +76,8 @@ Summary measure(const Workload& workload, const Budget& budget) {
 }
 
 std::pair<Summary, Summary> measure_alternating(const Workload& first, const Workload& second,
-                                                const Budget& budget, int slices) {
+                                                const Budget& budget, int slices,
+                                                const AfterPart& after_part) {
   const Plan plans[2] = {warm_up(first, budget), warm_up(second, budget)};
   const Workload* workloads[2] = {&first, &second};
   std::vector<double> sample_ns[2];
@@ -90,9 +91,25 @@ std::pair<Summary, Summary> measure_alternating(const Workload& first, const Wor
           plans[w].samples / parts + (part + 1 == parts ? plans[w].samples % parts : 0);
       if (count > 0) workloads[w]->run(count, plans[w].per_sample, sample_ns[w]);
     }
+    if (after_part) after_part(part, parts);
   }
   return {per_message(first, plans[0], std::move(sample_ns[0])),
           per_message(second, plans[1], std::move(sample_ns[1]))};
+}
+
+Summary measure_sliced(const Workload& workload, const Budget& budget, int slices,
+                       const AfterPart& after_part) {
+  const Plan plan = warm_up(workload, budget);
+  std::vector<double> sample_ns;
+  sample_ns.reserve(plan.samples);
+  const std::uint64_t parts = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::max(slices, 1)), 1,
+                                                        std::max<std::uint64_t>(plan.samples, 1));
+  for (std::uint64_t part = 0; part < parts; ++part) {
+    const std::uint64_t count = plan.samples / parts + (part + 1 == parts ? plan.samples % parts : 0);
+    if (count > 0) workload.run(count, plan.per_sample, sample_ns);
+    if (after_part) after_part(part, parts);
+  }
+  return per_message(workload, plan, std::move(sample_ns));
 }
 
 }  // namespace takyon::bench

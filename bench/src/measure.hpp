@@ -32,12 +32,23 @@ struct Workload {
 /// Warms up, picks the batch size and sample count, runs, and returns per-message statistics.
 Summary measure(const Workload& workload, const Budget& budget);
 
+/// Called between the parts of a sliced measurement, after part `part` of `parts` (0-based): the
+/// place for something else to measure in turns with it (ucx_perftest runs, see ucx_compare.hpp).
+using AfterPart = std::function<void(std::uint64_t part, std::uint64_t parts)>;
+
 /// Two workloads measured in turns: each warmed up and sized as measure() does, then their timed
 /// samples run in `slices` alternating parts (first, second, first, ...; fewer if either has fewer
 /// samples) and are summarised per
 /// workload. A change of the machine during the pair (another process starting, the host moving
-/// a vCPU) then weighs on both, so their ratio stays meaningful.
+/// a vCPU) then weighs on both, so their ratio stays meaningful. `after_part`, if set, runs after
+/// each part (both workloads' share of it).
 std::pair<Summary, Summary> measure_alternating(const Workload& first, const Workload& second,
-                                                const Budget& budget, int slices);
+                                                const Budget& budget, int slices,
+                                                const AfterPart& after_part = {});
+
+/// measure(), with the timed samples run in `slices` parts (fewer if there are fewer samples) and
+/// `after_part` run after each part.
+Summary measure_sliced(const Workload& workload, const Budget& budget, int slices,
+                       const AfterPart& after_part);
 
 }  // namespace takyon::bench

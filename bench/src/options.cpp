@@ -3,6 +3,7 @@
 #include "options.hpp"
 
 #include "socket_providers.hpp"
+#include "ucx_providers.hpp"
 
 #include <algorithm>
 #include <array>
@@ -67,11 +68,25 @@ std::vector<std::string> parse_providers(std::string_view text) {
     }
     SocketKind kind{};
     if (find_socket_provider(name, kind)) continue;
+    UcxKind ucx{};
+    if (find_ucx_provider(name, ucx)) {
+      if (!have_ucx()) {
+        throw UsageError("--provider '" + name +
+                         "': this takyon-bench was built without UCX (install libucx-dev and reconfigure)");
+      }
+      continue;
+    }
+    if (name == "Ucx") {
+      throw UsageError(
+          "--provider 'Ucx': name a configuration: UcxTcp (-tls=tcp), UcxShm (-tls=sysv,posix) or "
+          "UcxShmAm (-tls=sysv,posix -protocol=am)");
+    }
     if (name.rfind("InterThread", 0) != 0 && name.rfind("InterProcess", 0) != 0) {
       throw UsageError("--provider '" + name +
                        "': takyon-bench starts the peer endpoint itself, so it runs the InterThread* and "
                        "InterProcess* providers, InterProcessSocket, Socket, Unicast (UnicastSendSocket/"
-                       "UnicastRecvSocket) and Multicast (MulticastSendSocket/MulticastRecvSocket)");
+                       "UnicastRecvSocket), Multicast (MulticastSendSocket/MulticastRecvSocket) and UcxTcp, "
+                       "UcxShm, UcxShmAm (Ucx)");
     }
   }
   return out;
@@ -86,15 +101,28 @@ std::vector<bool> parse_mode(std::string_view text) {
 
 }  // namespace
 
+bool have_ucx() {
+#if defined(TAKYON_BENCH_HAVE_UCX)
+  return true;
+#else
+  return false;
+#endif
+}
+
 const std::vector<std::string>& all_providers() {
-  static const std::vector<std::string> kAll = {"InterThreadMemcpy",
-                                                "InterThreadPointer",
-                                                "InterProcessMemcpy",
-                                                "InterProcessPointer",
-                                                "InterProcessSocket",
-                                                "Socket",
-                                                "Unicast",
-                                                "Multicast"};
+  static const std::vector<std::string> kAll = [] {
+    std::vector<std::string> all = {"InterThreadMemcpy",
+                                    "InterThreadPointer",
+                                    "InterProcessMemcpy",
+                                    "InterProcessPointer",
+                                    "InterProcessSocket",
+                                    "Socket",
+                                    "Unicast",
+                                    "Multicast"};
+    // Last: a process that has used UCX keeps its threads, and every earlier sweep forks.
+    if (have_ucx()) all.insert(all.end(), ucx_provider_names().begin(), ucx_provider_names().end());
+    return all;
+  }();
   return kAll;
 }
 
@@ -132,12 +160,14 @@ std::string usage_text() {
   return "usage: takyon-bench [options]\n"
          "One-way latency (ping-pong RTT/2) and windowed bandwidth sweeps over Takyon paths, with\n"
          "two floors measured in the same run: a cache-line ping-pong (latency) and memcpy (copy);\n"
-         "socket providers are measured next to the same tests on a plain blocking socket.\n"
+         "socket providers are measured next to the same tests on a plain blocking socket; Ucx over TCP\n"
+         "like Socket, Ucx over shared memory against the floors (and, on request, UCX's ucx_perftest).\n"
          "\n"
          "  --provider P        InterThreadMemcpy, InterThreadPointer, InterProcessMemcpy,\n"
          "                      InterProcessPointer, InterProcessSocket, Socket (TCP), Unicast\n"
-         "                      and Multicast (UDP send/recv pairs), a comma-separated list, or\n"
-         "                      all (default)\n"
+         "                      and Multicast (UDP send/recv pairs), UcxTcp (Ucx -tls=tcp), UcxShm\n"
+         "                      (Ucx -tls=sysv,posix) and UcxShmAm (the same, -protocol=am), a\n"
+         "                      comma-separated list, or all (default; Ucx ones if built with UCX)\n"
          "  --mode M            polling, event or both (default both)\n"
          "  --min-bytes N       smallest message (default 0; K/M/G suffixes)\n"
          "  --max-bytes N       largest message (default 4M)\n"
@@ -148,6 +178,11 @@ std::string usage_text() {
          "  --json FILE         write machine info, records and targets as JSON\n"
          "  --out-dir DIR       write DIR/takyon-bench.csv and DIR/takyon-bench.json\n"
          "  --check-targets     exit 1 if a performance target is missed\n"
+         "  --vs-ucx-perftest   also run UCX's ucx_perftest (ucx-utils) over the Ucx providers'\n"
+         "                      transports at 8 B and 1 MiB, in turns with the providers' own\n"
+         "                      samples, and compare (targets: 8 B latency <= 1.1x and 1 MiB\n"
+         "                      bandwidth >= 0.95x UCX's best, polling mode); $TAKYON_BENCH_UCX_PERFTEST\n"
+         "                      overrides which ucx_perftest runs\n"
          "  --help              this text\n"
          "\n"
          "Exit status: 0 ok, 1 a target missed (--check-targets), 2 bad usage or a failed run.\n";
@@ -182,6 +217,8 @@ Options parse_options(int argc, char** argv) {
       options.quick = true;
     } else if (arg == "--check-targets") {
       options.check_targets = true;
+    } else if (arg == "--vs-ucx-perftest") {
+      options.vs_ucx_perftest = true;
     } else if (arg == "--provider") {
       options.providers = parse_providers(take_value());
     } else if (arg == "--mode") {
@@ -207,6 +244,15 @@ Options parse_options(int argc, char** argv) {
     if (options.json_path.empty()) options.json_path = out_dir + "/takyon-bench.json";
   }
   if (options.min_bytes > options.max_bytes) throw UsageError("--min-bytes is larger than --max-bytes");
+  if (options.vs_ucx_perftest) {
+    if (!have_ucx()) throw UsageError("--vs-ucx-perftest: this takyon-bench was built without UCX");
+    UcxKind kind{};
+    if (std::none_of(options.providers.begin(), options.providers.end(),
+                     [&kind](const std::string& p) { return find_ucx_provider(p, kind); })) {
+      throw UsageError(
+          "--vs-ucx-perftest compares the Ucx providers: add UcxTcp, UcxShm or UcxShmAm to --provider");
+    }
+  }
   if (sweep_sizes(options).empty())
     throw UsageError("no message size in [--min-bytes, --max-bytes] to sweep");
   return options;

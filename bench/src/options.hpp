@@ -24,6 +24,7 @@ struct Options {
   std::uint64_t iters = 0;  ///< 0: sized from a time budget per size.
   bool quick = false;
   bool check_targets = false;
+  bool vs_ucx_perftest = false;  ///< Also run ucx_perftest next to the Ucx providers (ucx_compare.hpp).
   bool help = false;
   std::string csv_path;
   std::string json_path;
@@ -31,8 +32,12 @@ struct Options {
 };
 
 /// The providers `--provider all` runs: the four shared-memory ones, then the socket ones
-/// (InterProcessSocket, Socket, Unicast, Multicast).
+/// (InterProcessSocket, Socket, Unicast, Multicast), then, if libtakyon has UCX, the Ucx
+/// configurations (UcxTcp, UcxShm, UcxShmAm).
 const std::vector<std::string>& all_providers();
+
+/// Was takyon-bench (and so libtakyon) built with the Ucx provider?
+bool have_ucx();
 
 /// Parses argv. Throws UsageError.
 Options parse_options(int argc, char** argv);

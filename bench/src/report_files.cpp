@@ -28,6 +28,10 @@ std::string csv_number(double value) {
   return std::isfinite(value) ? number(value) : std::string();
 }
 
+std::string csv_us(double ns) {
+  return csv_number(ns / 1e3);
+}
+
 std::string json_string(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
@@ -87,6 +91,7 @@ std::string json_record(const Record& r) {
   if (r.has_bandwidth())
     out << ", \"bandwidth_MBps\": " << number(r.bandwidth_mbps()) << ", \"window\": " << r.window;
   if (r.has_loss) out << ", \"lost\": " << r.lost;
+  if (!r.from.empty()) out << ", \"from\": " << json_string(r.from);
   out << "}";
   return out.str();
 }
@@ -102,9 +107,9 @@ void write_csv(const std::string& path, const Results& results) {
   std::ofstream out = open_for_writing(path);
   out << csv_header() << "\n";
   for (const Record& r : results.records) {
-    out << r.provider << ',' << r.mode << ',' << r.test << ',' << r.bytes << ',' << us(r.summary.p50) << ','
-        << us(r.summary.p99) << ',' << us(r.summary.min) << ',' << us(r.summary.mean) << ','
-        << csv_number(r.ratio_to_floor) << ',' << r.summary.iterations << ','
+    out << r.provider << ',' << r.mode << ',' << r.test << ',' << r.bytes << ',' << csv_us(r.summary.p50)
+        << ',' << csv_us(r.summary.p99) << ',' << csv_us(r.summary.min) << ',' << csv_us(r.summary.mean)
+        << ',' << csv_number(r.ratio_to_floor) << ',' << r.summary.iterations << ','
         << (r.has_bandwidth() ? csv_number(r.bandwidth_mbps()) : std::string()) << ','
         << (r.has_bandwidth() ? std::to_string(r.window) : std::string()) << ','
         << (r.has_loss ? std::to_string(r.lost) : std::string()) << "\n";
@@ -129,7 +134,9 @@ void write_json(const std::string& path, const JsonContext& context, const Resul
   out << "  \"config\": {\"cpu_a\": " << context.placement.cpu_a << ", \"cpu_b\": " << context.placement.cpu_b
       << ", \"window_buffers\": 4, \"warmup_ms\": " << number(context.warmup_s * 1e3)
       << ", \"measure_ms\": " << number(context.measure_s * 1e3) << ", \"iters\": " << context.iters
-      << ", \"quick\": " << (context.quick ? "true" : "false") << ", \"sizes\": [";
+      << ", \"quick\": " << (context.quick ? "true" : "false")
+      << ", \"ucx_perftest\": " << (context.ucx_perftest.empty() ? "null" : json_string(context.ucx_perftest))
+      << ", \"sizes\": [";
   for (std::size_t i = 0; i < context.sizes.size(); ++i) out << (i > 0 ? ", " : "") << context.sizes[i];
   out << "]},\n  \"records\": [";
   for (std::size_t i = 0; i < results.records.size(); ++i) {

@@ -28,6 +28,7 @@ struct JsonContext {
   double measure_s;
   std::uint64_t iters;
   bool quick;
+  const std::string& ucx_perftest;  ///< --vs-ucx-perftest: "<path> (UCX <version>)"; "" without it.
 };
 
 /// Writes the JSON; creates missing parent directories. Throws std::runtime_error on failure.

@@ -14,10 +14,11 @@
 
 namespace takyon::bench {
 
-/// `sockets`: the run has socket providers (their tables and columns get explained too).
+/// `sockets`: the run has socket providers (their tables and columns get explained too);
+/// `perftest`: --vs-ucx-perftest's ucx_perftest and UCX version ("" without it).
 void print_banner(const MachineInfo& machine, const CpuPlacement& placement,
                   const std::vector<std::uint64_t>& sizes, double measure_s, std::uint64_t iters,
-                  bool sockets);
+                  bool sockets, const std::string& perftest);
 /// The title and column heads of one provider and mode's table.
 void print_table_header(const std::string& interconnect, bool polling, bool processes);
 /// One size: the cache-line floor, latency (with its ratio to that floor) and bandwidth (with
@@ -32,6 +33,14 @@ void print_socket_table_header(const std::string& title, bool polling, const std
 /// and the plain bandwidth and their ratio; connectionless: messages lost by each stream.
 void print_socket_table_row(const Record& plain_latency, const Record& latency, const Record& plain_bandwidth,
                             const Record& bandwidth, bool datagram);
+/// --vs-ucx-perftest, after a Ucx provider's table: per compared size and transport, the
+/// provider's latency and bandwidth next to each ucx_perftest test's, and the provider against
+/// the best compared test of that transport; then a row with UCX's best over the transports.
+/// `ours` holds the provider's records of the run, `compared` the ucx_perftest_* ones.
+void print_perftest_table(const std::string& provider, const std::string& mode,
+                          const std::vector<std::string>& transports, int slices,
+                          const std::vector<std::uint64_t>& sizes, const std::vector<Record>& ours,
+                          const std::vector<Record>& compared);
 /// The PASS/MISS/SKIP lines, after a warning if other processes were busy during the run.
 void print_targets(const std::vector<TargetResult>& targets, double other_load_during);
 

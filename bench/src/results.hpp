@@ -26,6 +26,15 @@ inline constexpr std::string_view kFloorMemcpy = "floor_memcpy";
 inline constexpr std::string_view kPlainPrefix = "plain_";
 inline constexpr std::string_view kLatencySuffix = "_latency";
 inline constexpr std::string_view kBandwidthSuffix = "_bandwidth";
+// --vs-ucx-perftest (Ucx providers): UCX's own benchmark over the same transports, run in slices
+// between the provider's test of the same size: ucx_perftest_<tls>_<test> (tls "tcp", "sysv",
+// "posix"; test "ucp_put_lat", "tag_bw", ...), and the best of the compared tests over the
+// transports (latency: lowest of ucp_put_lat and tag_lat; bandwidth: highest of ucp_put_bw and
+// tag_bw). See ucx_compare.hpp.
+inline constexpr std::string_view kUcxPerftestPrefix = "ucx_perftest_";
+inline constexpr std::string_view kUcxPerftestBandwidthSuffix = "_bw";
+inline constexpr std::string_view kUcxBestLatency = "ucx_perftest_best_latency";
+inline constexpr std::string_view kUcxBestBandwidth = "ucx_perftest_best_bandwidth";
 }  // namespace test_name
 
 /// One measured size of one test. Times are per message, in nanoseconds.
@@ -39,6 +48,8 @@ struct Record {
   /// Bandwidth: memcpy p50 / p50 = bandwidth / memcpy bandwidth (higher is better).
   /// Socket providers: the same against the plain socket baseline (latency p50 / plain p50;
   /// plain p50 / bandwidth p50 = bandwidth / plain bandwidth).
+  /// ucx_perftest_* records: the provider's figure of this size against this one (latency p50 /
+  /// UCX's p50; provider bandwidth / UCX bandwidth).
   double ratio_to_floor = 1.0;
   std::uint64_t window = 0;  ///< Messages per window (bandwidth, floor_memcpy), else 0.
   /// Datagram streams (Unicast, Multicast and their plain UDP baseline): messages sent minus
@@ -46,10 +57,15 @@ struct Record {
   /// Meaningful only if has_loss.
   std::int64_t lost = 0;
   bool has_loss = false;
+  /// ucx_perftest_best_*: the record the best figure came from ("ucx_perftest_posix_ucp_put_lat");
+  /// JSON only.
+  std::string from;
 
   [[nodiscard]] bool has_bandwidth() const noexcept {
     return test == test_name::kBandwidth || test == test_name::kFloorMemcpy ||
-           (test.ends_with(test_name::kBandwidthSuffix) && test.starts_with(test_name::kPlainPrefix));
+           (test.ends_with(test_name::kBandwidthSuffix) && test.starts_with(test_name::kPlainPrefix)) ||
+           (test.starts_with(test_name::kUcxPerftestPrefix) &&
+            (test.ends_with(test_name::kUcxPerftestBandwidthSuffix) || test == test_name::kUcxBestBandwidth));
   }
   /// Decimal MB/s from the p50 time (bytes per microsecond).
   [[nodiscard]] double bandwidth_mbps() const noexcept {

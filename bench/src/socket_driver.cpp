@@ -141,6 +141,21 @@ Workload SocketDriver::bandwidth(bool plain, std::uint64_t bytes, std::uint64_t 
   return w;
 }
 
+Workload SocketDriver::cacheline_floor(CachelinePingPong& line) const {
+  Workload w;
+  w.messages_per_time = 2;
+  w.messages_per_iter = 1;
+  w.batch = true;
+  w.run = [this, &line](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
+    begin({Command::kMagic, Command::Op::kCachelineFloor, 0, 0, 0});
+    std::vector<double> untimed;
+    line.run(1, 1, untimed);  // B may still be on its way into echo()
+    line.run(samples, per_sample, out);
+    line.stop();
+  };
+  return w;
+}
+
 void SocketDriver::quit() const {
   const Command command{Command::kMagic, Command::Op::kQuit, 0, 0, 0};
   ctl_write(ctl_, &command, sizeof(command));

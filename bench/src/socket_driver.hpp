@@ -38,6 +38,10 @@ class SocketDriver {
   /// since reset_stream_stats().
   [[nodiscard]] const StreamStats& stream_stats(bool plain) const { return stream_[plain ? 1 : 0]; }
   void reset_stream_stats() { stream_[0] = stream_[1] = StreamStats{}; }
+  /// The cache-line floor between the two processes (shared-memory Ucx providers): B leaves its
+  /// control-channel wait to echo on `line` (shared before the fork) until A stops it; one
+  /// iteration = one round trip, per-message = RTT/2.
+  Workload cacheline_floor(CachelinePingPong& line) const;
   /// Tells B to leave its loop.
   void quit() const;
 
@@ -50,8 +54,9 @@ class SocketDriver {
   StreamStats stream_[2];  // provider, plain
 };
 
-/// Endpoint B: serves A's commands on `ctl` until kQuit. Throws on any error.
-void run_socket_peer(int ctl, Link& provider, Link& plain);
+/// Endpoint B: serves A's commands on `ctl` until kQuit; `line` answers kCachelineFloor (null:
+/// that command is an error). Throws on any error.
+void run_socket_peer(int ctl, Link& provider, Link& plain, CachelinePingPong* line = nullptr);
 
 /// Throws away what waits in a connectionless link's receive queue (a datagram that arrived after
 /// its run gave up on it); returns at the first slice without one.

@@ -304,6 +304,11 @@ std::unique_ptr<Link> open_provider_link(SocketKind kind, const SocketProviderSt
                                           buffer_bytes);
 }
 
+std::unique_ptr<Link> open_path_link(const std::string& interconnect, bool endpoint_a, bool polling,
+                                     std::uint64_t buffer_bytes) {
+  return std::make_unique<PathStreamLink>(interconnect, endpoint_a, polling, buffer_bytes);
+}
+
 PlainSockets::PlainSockets(SocketKind kind) : kind_(kind) {
   try {
     switch (kind) {

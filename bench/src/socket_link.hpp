@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "socket_providers.hpp"
 
@@ -48,6 +49,11 @@ class Link {
 /// side exists, bounded by the create timeout); throws takyon::Error on failure.
 std::unique_ptr<Link> open_provider_link(SocketKind kind, const SocketProviderStrings& strings,
                                          bool endpoint_a, bool polling, std::uint64_t buffer_bytes);
+
+/// One connected takyon path with the bench's layout (bench_path_options) as a Link: the Ucx
+/// providers' side of a run. Throws takyon::Error on failure.
+std::unique_ptr<Link> open_path_link(const std::string& interconnect, bool endpoint_a, bool polling,
+                                     std::uint64_t buffer_bytes);
 
 /// The plain baseline's sockets, made before the fork so both processes inherit what they need:
 /// an AF_UNIX stream socket pair (InterProcessSocket), a TCP listener on 127.0.0.1 that B

@@ -95,12 +95,18 @@ void lossy_stream(int ctl, Link& link, const Command& command, RunReport& report
 
 }  // namespace
 
-void run_socket_peer(int ctl, Link& provider, Link& plain) {
+void run_socket_peer(int ctl, Link& provider, Link& plain, CachelinePingPong* line) {
   for (;;) {
     Command command;
     ctl_read(ctl, &command, sizeof(command));
     if (command.magic != Command::kMagic) throw std::runtime_error("endpoint B: bad command magic");
     if (command.op == Command::Op::kQuit) return;
+    if (command.op == Command::Op::kCachelineFloor) {
+      if (line == nullptr) throw std::runtime_error("endpoint B: a cache-line floor without a shared line");
+      ctl_write(ctl, &kTaken, 1);
+      line->echo();  // until A stops it; no end-of-run report
+      continue;
+    }
     const bool is_plain =
         command.op == Command::Op::kPlainLatency || command.op == Command::Op::kPlainBandwidth;
     Link& link = is_plain ? plain : provider;

@@ -33,13 +33,6 @@ std::uint16_t free_port(int type, int& keep) {
   return ntohs(addr.sin_port);
 }
 
-std::string port_text(int type) {
-  int fd = -1;
-  const std::uint16_t port = free_port(type, fd);
-  close(fd);
-  return std::to_string(port);
-}
-
 // Two different free UDP ports.
 void two_udp_ports(std::string& first, std::string& second) {
   int fd1 = -1;
@@ -64,6 +57,13 @@ std::string multicast_group() {
 }
 
 }  // namespace
+
+std::string free_loopback_port() {
+  int fd = -1;
+  const std::uint16_t port = free_port(SOCK_STREAM, fd);
+  close(fd);
+  return std::to_string(port);
+}
 
 bool find_socket_provider(std::string_view name, SocketKind& kind) {
   if (name == "InterProcessSocket") {
@@ -140,7 +140,7 @@ SocketProviderStrings make_socket_provider_strings(SocketKind kind, std::uint32_
       break;
     case SocketKind::kTcp: {
       // -reuse: the port may still have connections of an earlier run in TIME_WAIT.
-      const std::string port = port_text(SOCK_STREAM);
+      const std::string port = free_loopback_port();
       s.a = "Socket -server -IP=127.0.0.1 -port=" + port + " -reuse";
       s.b = "Socket -client -IP=127.0.0.1 -port=" + port;
       s.title = s.a + " / -client";

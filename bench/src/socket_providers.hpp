@@ -51,6 +51,10 @@ struct SocketProviderStrings {
   std::string title;                     ///< For the table header.
 };
 
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0 and released), as text.
+/// Throws std::system_error if none can be had.
+std::string free_loopback_port();
+
 /// Picks what makes a run unique among concurrently running processes: an -ID= from the pid and
 /// a counter (InterProcessSocket), ports that were free a moment ago (bound to port 0 and
 /// released), a multicast group from the pid. Throws std::system_error if no port can be had.

@@ -17,6 +17,7 @@
 #include <system_error>
 #include <vector>
 
+#include "control_pair.hpp"
 #include "path_driver.hpp"
 #include "peer.hpp"
 #include "report_text.hpp"
@@ -25,66 +26,12 @@
 namespace takyon::bench {
 namespace {
 
-constexpr char kReady = 'R';
-// A provider and its baseline are timed in this many alternating slices each.
-constexpr int kSlices = 16;
-
-// Both ends of the control channel; each process closes the other's end after the fork.
-class ControlPair {
- public:
-  ControlPair() {
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds_.data()) != 0) {
-      throw std::system_error(errno, std::generic_category(), "socketpair for the control channel");
-    }
-  }
-  ~ControlPair() {
-    close_end(0);
-    close_end(1);
-  }
-  ControlPair(const ControlPair&) = delete;
-  ControlPair& operator=(const ControlPair&) = delete;
-  ControlPair(ControlPair&&) = delete;
-  ControlPair& operator=(ControlPair&&) = delete;
-
-  /// This process's end (0: A, 1: B), closing the other one.
-  int keep(int end) {
-    close_end(1 - end);
-    return fds_[static_cast<std::size_t>(end)];
-  }
-  /// Closes end `end` if the scope it lives in is left by an exception.
-  class CloseOnUnwind {
-   public:
-    CloseOnUnwind(ControlPair& pair, int end) : pair_(pair), end_(end) {}
-    ~CloseOnUnwind() {
-      if (std::uncaught_exceptions() > exceptions_) pair_.close_end(end_);
-    }
-    CloseOnUnwind(const CloseOnUnwind&) = delete;
-    CloseOnUnwind& operator=(const CloseOnUnwind&) = delete;
-    CloseOnUnwind(CloseOnUnwind&&) = delete;
-    CloseOnUnwind& operator=(CloseOnUnwind&&) = delete;
-
-   private:
-    ControlPair& pair_;
-    int end_;
-    int exceptions_ = std::uncaught_exceptions();
-  };
-
-  void close_end(int end) {
-    const auto i = static_cast<std::size_t>(end);
-    if (fds_[i] >= 0) ::close(fds_[i]);
-    fds_[i] = -1;
-  }
-
- private:
-  std::array<int, 2> fds_ = {-1, -1};
-};
-
 // Endpoint B, in the forked child: its links, then 'ready', then A's commands until quit.
 void serve(SocketKind kind, const SocketProviderStrings& strings, bool polling, std::uint64_t buffer_bytes,
            PlainSockets& plain, int ctl) {
   const std::unique_ptr<Link> provider = open_provider_link(kind, strings, false, polling, buffer_bytes);
   const std::unique_ptr<Link> plain_link = plain.open(false, buffer_bytes);
-  ctl_write(ctl, &kReady, 1);
+  ctl_write(ctl, &kPeerReady, 1);
   run_socket_peer(ctl, *provider, *plain_link);
   provider->close();
 }
@@ -126,16 +73,16 @@ bool run_socket_sweep(const std::string& provider, SocketKind kind, bool polling
       const ControlPair::CloseOnUnwind guard(control, 0);
       char ready = 0;
       ctl_read(ctl, &ready, 1);
-      if (ready != kReady) throw std::runtime_error("endpoint B did not get ready");
+      if (ready != kPeerReady) throw std::runtime_error("endpoint B did not get ready");
 
       SocketDriver driver(ctl, *link, *plain_link);
       const std::string plain_latency = plain_latency_test(kind);
       const std::string plain_bandwidth = plain_bandwidth_test(kind);
       for (std::uint64_t bytes : sizes) {
-        // The baseline and the provider in turns, kSlices times each, so a change of the machine
+        // The baseline and the provider in turns, kBaselineSlices times each, so a change of the machine
         // during the pair weighs on both.
         const auto [plain_lat, lat] = measure_alternating(
-            driver.latency(true, bytes), driver.latency(false, bytes), setup.budget, kSlices);
+            driver.latency(true, bytes), driver.latency(false, bytes), setup.budget, kBaselineSlices);
         Record base_lat = make_record(provider, mode, plain_latency, bytes, plain_lat);
         Record latency = make_record(provider, mode, test_name::kLatency, bytes, lat);
         latency.ratio_to_floor = latency.summary.p50 / base_lat.summary.p50;
@@ -144,7 +91,7 @@ bool run_socket_sweep(const std::string& provider, SocketKind kind, bool polling
         driver.reset_stream_stats();
         const auto [plain_bw, bw] =
             measure_alternating(driver.bandwidth(true, bytes, window), driver.bandwidth(false, bytes, window),
-                                setup.budget, kSlices);
+                                setup.budget, kBaselineSlices);
         Record base_bw = make_record(provider, mode, plain_bandwidth, bytes, plain_bw);
         Record bandwidth = make_record(provider, mode, test_name::kBandwidth, bytes, bw);
         for (Record* r : {&base_bw, &bandwidth}) {

@@ -11,6 +11,9 @@
 
 namespace takyon::bench {
 
+/// A provider and its plain baseline are timed in this many alternating slices each.
+inline constexpr int kBaselineSlices = 16;
+
 /// One socket provider in one mode: endpoint B in a forked process on cpu_b, endpoint A here, a
 /// control channel and the plain baseline's sockets made before the fork, and for each size (up
 /// to the datagram limit for connectionless kinds), back to back: plain latency, latency, plain

@@ -38,9 +38,10 @@ bool is_inter_process(const std::string& provider) {
   return provider.rfind("InterProcess", 0) == 0;
 }
 
-// The cache-line floor is steady within milliseconds, so 15 ms per size suffice, even with
-// --quick (a shorter run let a single interruption move its p50).
+}  // namespace
+
 Budget floor_budget(const Budget& tests) {
+  // A shorter run let a single interruption move its p50.
   Budget budget = tests;
   budget.warmup_s = 0.005;
   budget.measure_s = 0.015;
@@ -48,8 +49,6 @@ Budget floor_budget(const Budget& tests) {
   budget.iters = 0;
   return budget;
 }
-
-}  // namespace
 
 std::uint32_t next_path_id() {
   static std::atomic<std::uint32_t> counter{0};

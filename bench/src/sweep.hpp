@@ -19,11 +19,16 @@ struct SweepSetup {
   const CpuPlacement& placement;
   std::vector<std::uint64_t> sizes;
   Budget budget;
-  MemcpyFloor& copier;  ///< kWindowBuffers buffer pairs of the largest size, reused by every run.
+  MemcpyFloor& copier;       ///< kWindowBuffers buffer pairs of the largest size, reused by every run.
+  std::string ucx_perftest;  ///< --vs-ucx-perftest: the ucx_perftest executable; "" otherwise.
 };
 
 /// The time budget per size and test for these options (--quick, --iters).
 Budget make_budget(const Options& options);
+
+/// The cache-line floor's budget: it is steady within milliseconds, so 15 ms per size suffice,
+/// even with --quick.
+Budget floor_budget(const Budget& tests);
 
 /// A path -ID= unique among concurrently running processes (like the tests' IDs): the pid in
 /// the high bits, a counter in the low ones.

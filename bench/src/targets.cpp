@@ -17,6 +17,8 @@ constexpr double kPointerBigVsSmall = 1.2;
 constexpr double kSteadyFloors = 2.0;
 constexpr double kSocketLatencyVsPlain = 1.1;
 constexpr double kSocketBandwidthVsPlain = 0.95;
+constexpr double kUcxLatencyVsPerftest = 1.1;
+constexpr double kUcxBandwidthVsPerftest = 0.95;
 constexpr std::uint64_t kSmall = 8;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -33,6 +35,12 @@ std::string ratio_text(double value) {
 std::string us_text(const Record& r) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3f us", r.summary.p50 / 1e3);
+  return text;
+}
+
+std::string mbps_text(const Record& r) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.0f MB/s", r.bandwidth_mbps());
   return text;
 }
 
@@ -68,8 +76,8 @@ const char* verdict_name(Verdict verdict) {
   return "SKIP";
 }
 
-std::vector<TargetResult> evaluate_targets(const Results& results,
-                                           const std::vector<std::string>& providers) {
+std::vector<TargetResult> evaluate_targets(const Results& results, const std::vector<std::string>& providers,
+                                           bool vs_ucx_perftest) {
   // Targets are about the data path, so they use polling mode: event-driven latency is the
   // kernel's wake-up time, which is bimodal and far above every one of these limits.
   const std::string mode = mode_name(true);
@@ -150,6 +158,35 @@ std::vector<TargetResult> evaluate_targets(const Results& results,
           bw, bw_measured, bw_measured ? bandwidth->ratio_to_floor : 0,
           "1 MiB bandwidth / " + plain + " bandwidth",
           bw_measured ? "p50 per message " + us_text(*bandwidth) + " vs " + us_text(*plain_bandwidth) : ""));
+    }
+  }
+  // Ucx against ucx_perftest over the same transports, measured in turns with it. Polling only:
+  // ucx_perftest spins in its default wait mode, and its sleep mode does not run ucp_put_lat over
+  // sysv/posix (UCX 1.13). UcxShmAm is reported, not targeted: the target is the default protocol.
+  if (vs_ucx_perftest) {
+    for (const std::string& provider : {std::string("UcxTcp"), std::string("UcxShm")}) {
+      if (!has(providers, provider)) continue;
+      const std::string transports = provider == "UcxTcp" ? "tcp" : "sysv/posix";
+      const Record* latency = results.find(provider, mode, test_name::kLatency, kSmall);
+      const Record* best_latency = results.find(provider, mode, test_name::kUcxBestLatency, kSmall);
+      const bool lat_measured = latency != nullptr && best_latency != nullptr;
+      TargetResult lat{"ucx_latency_vs_perftest", provider, mode,          {}, 0,
+                       kUcxLatencyVsPerftest,     true,     Verdict::kSkip};
+      out.push_back(judge(lat, lat_measured, lat_measured ? best_latency->ratio_to_floor : 0,
+                          "8 B one-way latency / ucx_perftest's best (" + transports + ")",
+                          lat_measured ? "p50 " + us_text(*latency) + " vs " + us_text(*best_latency) + " " +
+                                             best_latency->from
+                                       : ""));
+      const Record* bandwidth = results.find(provider, mode, test_name::kBandwidth, kMiB);
+      const Record* best_bandwidth = results.find(provider, mode, test_name::kUcxBestBandwidth, kMiB);
+      const bool bw_measured = bandwidth != nullptr && best_bandwidth != nullptr;
+      TargetResult bw{"ucx_bandwidth_vs_perftest", provider, mode,          {}, 0,
+                      kUcxBandwidthVsPerftest,     false,    Verdict::kSkip};
+      out.push_back(judge(bw, bw_measured, bw_measured ? best_bandwidth->ratio_to_floor : 0,
+                          "1 MiB bandwidth / ucx_perftest's best (" + transports + ")",
+                          bw_measured ? mbps_text(*bandwidth) + " vs " + mbps_text(*best_bandwidth) + " " +
+                                            best_bandwidth->from
+                                      : ""));
     }
   }
   return out;
