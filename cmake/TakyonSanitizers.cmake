@@ -8,8 +8,9 @@ if(TAKYON_SANITIZE STREQUAL "address")
 elseif(TAKYON_SANITIZE STREQUAL "thread")
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
-  # UCX's memory hooks patch mmap/munmap, which TSan intercepts too: together they crash at the
-  # first UCX registration. UCX reads this when it loads, so it must be in the tests' environment.
+  # UCX's memory hooks patch mmap/munmap, which TSan intercepts too: together they crash any
+  # program linked with libtakyon (hence UCX) as it starts. UCX reads this when it loads, so it
+  # must be in the environment of every test (each add_test sets ENVIRONMENT from this).
   set(TAKYON_TEST_ENVIRONMENT "UCX_MEM_MMAP_HOOK_MODE=none")
 elseif(NOT TAKYON_SANITIZE STREQUAL "")
   message(FATAL_ERROR "TAKYON_SANITIZE must be '', 'address' or 'thread', not '${TAKYON_SANITIZE}'")
