@@ -742,6 +742,8 @@ Status UcxEndpoint::wait(Ready ready, Deadline deadline, Wait what, int buffer) 
     progress();
     if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
     if (ready()) return Status::kOk;
+    // Create and destroy wait on the peer's codes on the stream: read it on every step then.
+    if (what == Wait::kConnect || what == Wait::kClose) next_stream_check_ns_ = 0;
     const Status stepped = wait_step(deadline, spin_since);
     if (stepped == Status::kTimedOut) {
       progress();
