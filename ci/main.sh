@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's main command: install what is missing, build Release, run takyon-bench over every
-# provider and print its report. Results (takyon-bench's CSV/JSON via --out-dir, plus the printed
+# provider (and UCX's ucx_perftest beside the Ucx ones) and print its report. Results (takyon-bench's CSV/JSON via --out-dir, plus the printed
 # report) go to results/ or the directory given as the first argument; further arguments go to
 # takyon-bench (e.g. --quick).
 #
@@ -37,7 +37,9 @@ if [ ! -x "$BENCH" ]; then
   exit 1
 fi
 
-takyon_ci_log "takyon-bench --provider all --out-dir $RESULTS $*"
-"$BENCH" --provider all --out-dir "$RESULTS" "$@" 2>&1 | tee "$RESULTS/takyon-bench-report.txt"
+# --vs-ucx-perftest: the Ucx configurations are also measured against UCX's own ucx_perftest,
+# in turns with them (ucx-utils is in the package list).
+takyon_ci_log "takyon-bench --provider all --vs-ucx-perftest --out-dir $RESULTS $*"
+"$BENCH" --provider all --vs-ucx-perftest --out-dir "$RESULTS" "$@" 2>&1 | tee "$RESULTS/takyon-bench-report.txt"
 takyon_ci_log "report: $RESULTS/takyon-bench-report.txt; files:"
 ls -l "$RESULTS"
