@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ucx_context.hpp"
 
-#include <unistd.h>
-
 #include <map>
 #include <mutex>
 #include <string_view>
@@ -11,14 +9,12 @@ namespace takyon::detail {
 namespace {
 
 std::mutex g_mutex;
-// The contexts of this process, kept for its life: a program that creates and destroys paths in
-// turn pays ucp_init once. Keyed by -tls value; never destroyed (no exit-order issues).
-struct Cached {
-  std::shared_ptr<UcxContext> context;
-  pid_t pid;  // UCX is not fork-safe: a forked child makes its own
-};
-std::map<std::string, Cached>& contexts() {
-  static auto* map = new std::map<std::string, Cached>;
+// Weak: a context lives while a path uses it. Keeping it for the process's life saves ucp_init
+// when paths are created one after another, but UCX's async thread then outlives the paths, and
+// a process forked later inherits UCX state without that thread: its tcp connections never
+// complete (measured: every event-driven tcp create in a forked child hung).
+std::map<std::string, std::weak_ptr<UcxContext>>& contexts() {
+  static auto* map = new std::map<std::string, std::weak_ptr<UcxContext>>;  // never destroyed: no exit-order issues
   return *map;
 }
 
@@ -81,14 +77,7 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
   std::lock_guard lock(g_mutex);
   auto& map = contexts();
   if (auto it = map.find(tls); it != map.end()) {
-    if (it->second.pid == getpid()) {
-      out = it->second.context;
-      return Status::kOk;
-    }
-    // Inherited across fork(): UCX's threads and registrations did not come along. Leave it
-    // alone (cleaning it up would touch the parent's resources) and make this process's own.
-    new std::shared_ptr<UcxContext>(std::move(it->second.context));
-    map.erase(it);
+    if ((out = it->second.lock())) return Status::kOk;
   }
   ucp_config_t* config = nullptr;
   ucs_status_t status = ucp_config_read(nullptr, nullptr, &config);
@@ -114,7 +103,7 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
                        tls.empty() ? "" : " with -tls=", tls.c_str(), ucs_text(status).c_str());
   }
   out.reset(new UcxContext(context, tls));
-  map[tls] = Cached{out, getpid()};
+  map[tls] = out;
   return Status::kOk;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // UcxContext: one ucp_context per process and transport selection (-tls=), shared by every Ucx
-// path that asks for the same transports and kept for the life of the process. ucp_init() loads
+// path that asks for the same transports, for as long as one of them exists. ucp_init() loads
 // and probes every transport (tens of milliseconds); a path then costs one worker, one endpoint
 // and its registrations, so a program (or the MPI layer) that opens many paths pays it once.
 #pragma once

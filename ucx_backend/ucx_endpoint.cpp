@@ -68,7 +68,8 @@ constexpr size_t kMaxPiggyback = 32;
 constexpr char kHeartbeat = 'H';
 constexpr char kClosing = 'C';
 constexpr char kClosed = 'D';
-constexpr char kReady = 'R';  // create: UCX connected and flushed on this side
+constexpr char kReady = 'R';        // create: UCX connected and flushed on this side
+constexpr char kReadyCanMap = 'M';  // the same, and this side can map the peer's buffers
 
 // A polling waiter reads the stream this often; a sleeping one wakes on it.
 constexpr int64_t kStreamCheckNs = 2'000'000;
@@ -237,7 +238,7 @@ Status UcxEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
   return handshake(config, deadline);
 }
 
-Status UcxEndpoint::confirm_connection(Deadline deadline) {
+Status UcxEndpoint::send_hello() {
   put(hello_header_, AmHeader{kHello, 0, 0, 0});
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -246,12 +247,26 @@ Status UcxEndpoint::confirm_connection(Deadline deadline) {
   // (bcopy) message on an endpoint otherwise stays pending until the receiver progresses, which
   // would make a small blocking send wait for the receiver's next call (measured: 1 send in 2).
   hello_payload_.assign(kHelloBytes, std::byte{0x5a});
-  void* hello = ucp_am_send_nbx(ep_, kAmId, hello_header_.data(), hello_header_.size(), hello_payload_.data(),
-                                hello_payload_.size(), &p);
-  if (UCS_PTR_IS_ERR(hello)) {
+  hello_req_ = ucp_am_send_nbx(ep_, kAmId, hello_header_.data(), hello_header_.size(), hello_payload_.data(),
+                               hello_payload_.size(), &p);
+  if (UCS_PTR_IS_ERR(hello_req_)) {
+    const ucs_status_t error = UCS_PTR_STATUS(hello_req_);
+    hello_req_ = nullptr;
     return TAKYON_FAIL(log_, Status::kDisconnected, "UCX could not send to %s's worker: %s", stream_.peer.c_str(),
-                       ucs_text(UCS_PTR_STATUS(hello)).c_str());
+                       ucs_text(error).c_str());
   }
+  return Status::kOk;
+}
+
+Status UcxEndpoint::connect_timeout() {
+  return TAKYON_FAIL(log_, Status::kTimeout,
+                     "UCX did not connect to %s's worker within path_create_timeout (transports: %s)",
+                     stream_.peer.c_str(), context_->tls().empty() ? "UCX's default" : context_->tls().c_str());
+}
+
+Status UcxEndpoint::confirm_connection(Deadline deadline, bool can_map) {
+  void* hello = hello_req_;
+  hello_req_ = nullptr;
   Status status = wait([&] { return hello_received_ && !request_pending(hello); }, deadline, Wait::kConnect, -1);
   void* flush = nullptr;
   if (status == Status::kOk) {
@@ -275,15 +290,11 @@ Status UcxEndpoint::confirm_connection(Deadline deadline) {
     }
   }
   // The peer may still need this side's progress to finish its own wireup: keep progressing
-  // until it says it is done too.
-  if (status == Status::kOk) status = write_stream(kReady);
+  // until it says it is done too. The code also says whether this side can map the peer's memory.
+  if (status == Status::kOk) status = write_stream(can_map ? kReadyCanMap : kReady);
   if (status == Status::kOk) status = wait([&] { return peer_ready_; }, deadline, Wait::kConnect, -1);
   wired_ = status == Status::kOk;
-  if (status == Status::kTimedOut) {
-    return TAKYON_FAIL(log_, Status::kTimeout,
-                       "UCX did not connect to %s's worker within path_create_timeout (transports: %s)",
-                       stream_.peer.c_str(), context_->tls().empty() ? "UCX's default" : context_->tls().c_str());
-  }
+  if (status == Status::kTimedOut) return connect_timeout();
   return status;
 }
 
@@ -495,6 +506,14 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
     return TAKYON_FAIL(log_, Status::kProtocol, "%s refused the connection: %s", stream_.peer.c_str(), their.reason);
   }
 
+  // Endpoint B creates its UCX endpoint only once A's hello has come in over A's: two workers
+  // connecting to each other at the same moment over tcp can leave UCX 1.13's wireup stuck
+  // (seen once in a few hundred event-driven creates), one after the other never does.
+  if (!config.is_endpoint_a) {
+    const Status hello = wait([&] { return hello_received_; }, deadline, Wait::kConnect, -1);
+    if (hello == Status::kTimedOut) return connect_timeout();
+    if (hello != Status::kOk) return hello;
+  }
   ucp_ep_params_t ep_params{};
   ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   ep_params.address = reinterpret_cast<const ucp_address_t*>(peer_address);
@@ -509,6 +528,7 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
                        stream_.peer.c_str(), context_->tls().empty() ? "" : " (-tls=",
                        context_->tls().empty() ? "" : (context_->tls() + ")").c_str(), ucs_text(ustatus).c_str());
   }
+  if (send_hello() != Status::kOk) return log_.status();
   // Which of the peer's areas this process can map (a local question: no wireup needed).
   bool can_map = true;
   std::string map_problem;
@@ -533,19 +553,14 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
     can_map = can_map && rkey != nullptr && ucp_rkey_ptr(rkey, raddr, &local) == UCS_OK;
     peer_recv_.push_back(static_cast<std::byte*>(local));  // [0]: the control area
   }
-  const uint64_t map_word = can_map ? 1 : 0;
-  std::vector<std::byte> my_map, their_map;
-  put(my_map, map_word);
-  if (exchange(my_map, their_map, sizeof(map_word), deadline, "mapping answer") != Status::kOk) return log_.status();
-  uint64_t peer_can_map = 0;
-  std::memcpy(&peer_can_map, their_map.data(), sizeof(peer_can_map));
 
   // Finish UCX's wireup before any verdict below can fail the path: tearing down an endpoint
   // whose wireup is still pending aborts inside UCX 1.13 (error handling mode NONE).
-  if (confirm_connection(deadline) != Status::kOk) return log_.status();
+  if (confirm_connection(deadline, can_map) != Status::kOk) return log_.status();
+  const bool peer_can_map = peer_can_map_;
 
   const bool want_am = wish == Protocol::kAm || peer_wish == Protocol::kAm;
-  mapped_ = can_map && peer_can_map == 1 && !want_am;
+  mapped_ = can_map && peer_can_map && !want_am;
   if (!mapped_ && (wish == Protocol::kMap || peer_wish == Protocol::kMap)) {
     return TAKYON_FAIL(log_, Status::kProtocol,
                        "-protocol=map, but endpoint %c cannot map endpoint %c's receive buffers (UCX maps memory only "
@@ -823,8 +838,9 @@ Status UcxEndpoint::check_stream() {
       break;
     }
     for (ssize_t i = 0; i < n; ++i) {
-      if (codes[i] == kReady) {
+      if (codes[i] == kReady || codes[i] == kReadyCanMap) {
         peer_ready_ = true;
+        peer_can_map_ = codes[i] == kReadyCanMap;
       } else if (codes[i] == kClosing || codes[i] == kClosed) {
         peer_closed_ = true;
         if (codes[i] == kClosed) eof_ = true;  // nothing more will come

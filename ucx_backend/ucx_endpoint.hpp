@@ -78,10 +78,13 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   Status exchange(const std::vector<std::byte>& mine, std::vector<std::byte>& theirs, size_t fixed_bytes,
                   Deadline deadline, const char* what);
   Status read_greeting_length(const std::vector<std::byte>& fixed, uint64_t& total);
-  /// Both sides send a hello active message and wait for the other's, then flush: when create
-  /// returns, UCX's wireup is complete both ways, so no later send waits for the peer to progress
-  /// just to connect, and a pair UCX cannot connect fails at create.
-  Status confirm_connection(Deadline deadline);
+  /// Sends the hello active message (it ends in hello_req_).
+  Status send_hello();
+  /// Waits for the peer's hello and this side's to complete, then flushes and meets the peer on
+  /// the stream: when create returns, UCX's wireup is complete both ways, so no later send waits
+  /// for the peer to progress just to connect, and a pair UCX cannot connect fails at create.
+  Status confirm_connection(Deadline deadline, bool can_map);
+  Status connect_timeout();
 
   // Active-message protocol.
   static ucs_status_t on_data(void* arg, const void* header, size_t header_length, void* data, size_t length,
@@ -146,10 +149,12 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
 
   std::vector<std::byte> hello_header_;
   std::vector<std::byte> hello_payload_;
+  void* hello_req_ = nullptr;
   bool hello_received_ = false;
   Status failure_ = Status::kOk;  // set by a callback that found the peer misbehaving
   std::string failure_text_;
   bool peer_ready_ = false;   // create: the peer's UCX side is connected
+  bool peer_can_map_ = false;  // ... and it can map this side's buffers
   bool peer_closed_ = false;  // the peer's close code arrived on the stream
   bool eof_ = false;
   std::string stream_error_;
