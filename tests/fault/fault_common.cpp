@@ -29,24 +29,6 @@ std::vector<BadInterconnect> bad_interconnects(const std::string& p) {
   };
 }
 
-::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words) {
-  for (const std::string& word : words) {
-    if (text.find(word) == std::string::npos) {
-      return ::testing::AssertionFailure() << "the message does not mention '" << word << "':\n" << text;
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words) {
-  std::string list;
-  for (const std::string& word : words) {
-    if (contains_ci(text, word)) return ::testing::AssertionSuccess();
-    list += (list.empty() ? "'" : ", '") + word + "'";
-  }
-  return ::testing::AssertionFailure() << "the message mentions none of " << list << ":\n" << text;
-}
-
 bool mentions_number(std::string_view text, std::string_view number) {
   size_t pos = 0;
   while ((pos = text.find(number, pos)) != std::string_view::npos) {

@@ -24,10 +24,6 @@ struct BadInterconnect {
 /// Syntax and value errors in the provider string of `provider` (both APIs reject each).
 std::vector<BadInterconnect> bad_interconnects(const std::string& provider);
 
-/// Every word appears in text (case-sensitive: field names, values, provider names).
-::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words);
-/// At least one word appears in text (case-insensitive: prose such as "twice" or "duplicate").
-::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words);
 /// `number` appears as a whole number (no digit right before or after it).
 bool mentions_number(std::string_view text, std::string_view number);
 

@@ -138,4 +138,22 @@ void expect_message(Endpoint& ep, TakyonPath* path, int buffer, const Message& g
   }
 }
 
+::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (text.find(word) == std::string::npos) {
+      return ::testing::AssertionFailure() << "the message does not mention '" << word << "':\n" << text;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words) {
+  std::string list;
+  for (const std::string& word : words) {
+    if (contains_ci(text, word)) return ::testing::AssertionSuccess();
+    list += (list.empty() ? "'" : ", '") + word + "'";
+  }
+  return ::testing::AssertionFailure() << "the message mentions none of " << list << ":\n" << text;
+}
+
 }  // namespace takyon::test

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "support/endpoint_runner.hpp"
 #include "support/path_attrs.hpp"
@@ -28,6 +29,10 @@ std::string take_string(char* text);
 std::string path_error(const TakyonPath* path);
 /// Case-insensitive substring test, for checking error messages for key words.
 bool contains_ci(std::string_view text, std::string_view word);
+/// Every word appears in text (case-sensitive: field names, values, provider names).
+::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words);
+/// At least one word appears in text (case-insensitive: prose such as "twice" or "duplicate").
+::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words);
 
 [[nodiscard]] uint8_t* send_buffer(const TakyonPath* path, int buffer);
 [[nodiscard]] uint8_t* recv_buffer(const TakyonPath* path, int buffer);

@@ -50,24 +50,6 @@ std::string cause_of(const std::string& error, const std::string& interconnect) 
   return out;
 }
 
-::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words) {
-  for (const std::string& word : words) {
-    if (text.find(word) == std::string::npos) {
-      return ::testing::AssertionFailure() << "the message does not mention '" << word << "':\n" << text;
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words) {
-  std::string list;
-  for (const std::string& word : words) {
-    if (contains_ci(text, word)) return ::testing::AssertionSuccess();
-    list += (list.empty() ? "'" : ", '") + word + "'";
-  }
-  return ::testing::AssertionFailure() << "the message mentions none of " << list << ":\n" << text;
-}
-
 std::string run_command(const std::string& command, int* status) {
   std::string output;
   FILE* pipe = popen(command.c_str(), "r");

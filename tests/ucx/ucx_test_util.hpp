@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "support/path_ops.hpp"
+
 namespace takyon::test::ucx {
 
 /// What takyonCreate() of one endpoint did.
@@ -28,10 +30,6 @@ CreateResult create_alone(const std::string& text, bool endpoint_a, double timeo
 /// what the error says, not from the provider string it repeats.
 std::string cause_of(const std::string& error, const std::string& interconnect);
 
-/// Every word appears in `text` (case-sensitive).
-::testing::AssertionResult mentions_all(const std::string& text, const std::vector<std::string>& words);
-/// At least one word appears in `text` (case-insensitive).
-::testing::AssertionResult mentions_any(const std::string& text, const std::vector<std::string>& words);
 
 /// Runs `command` with /bin/sh, stdout and stderr together; `status` gets the exit status
 /// (-1 when it could not run or did not exit normally).
