@@ -679,7 +679,12 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
       if (waited == Status::kTimedOut) {
         if (pump(buffer) != Status::kOk) return log_.status();  // one last look: try once at timeout 0
         if (arrived_[b] != 0) break;
-        if (!started) return Status::kTimedOut;
+        if (!started) {
+          // A receive that gives up (a try-once receive above all) still hands back the credits it
+          // owes: the sender may be blocked on them, and this endpoint may not wait again soon.
+          if (flush_pending() != Status::kOk) return log_.status();
+          return Status::kTimedOut;
+        }
         return TAKYON_FAIL(log_, Status::kTimeout,
                            "the message to receive buffer %d started but did not finish within recv_finish_timeout "
                            "(%llu of %llu bytes arrived)",
@@ -699,6 +704,9 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
     peer_wants_[b] = 0;
     if (!data_in_progress_ && queue_control(kCredit, 0) != Status::kOk) return log_.status();
   }
+  // Queued control frames (a credit the peer asked for) go out now, not at this endpoint's next
+  // wait: a receiver whose messages are always already there may never wait again.
+  if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
   return Status::kOk;
 }
 
