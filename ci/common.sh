@@ -13,6 +13,8 @@ TAKYON_CI_PACKAGES=(
   socat           # another one
   libucx-dev      # the Ucx provider (UCX 1.13 on Debian 12)
   ucx-utils       # ucx_info, ucx_perftest: the bench compares against it
+  clang           # libFuzzer: the graph-file parser's fuzz target
+  libclang-rt-14-dev # libFuzzer's runtime (not pulled in by clang without recommends)
 )
 
 takyon_ci_log() { printf '[takyon-ci %(%H:%M:%S)T] %s\n' -1 "$*"; }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's test command: install what is missing, then build and run every ctest test in three
-# configurations (RelWithDebInfo, ASan+UBSan, TSan), each in its own build/<name> directory.
+# configurations (RelWithDebInfo, ASan+UBSan, TSan), each in its own build/<name> directory, and
+# fuzz the graph-file parser for a short while (libFuzzer, clang).
 #
 #   bash ci/test.sh                       # all three, as CI runs it (Debian 12, as root)
 #   TAKYON_CI_CONFIGS="normal" bash ci/test.sh
 #
 # Environment knobs (all optional):
-#   TAKYON_CI_CONFIGS   which configurations, in order (default "normal asan tsan")
+#   TAKYON_CI_CONFIGS   which configurations, in order (default "normal asan tsan fuzz")
+#   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 60)
 #   TAKYON_CI_JOBS      parallel build jobs and ctest -j (default 2)
 #   TAKYON_CI_BUDGET_<name>  seconds the ctest run of that configuration may take in all
 #                       (defaults: normal 300, asan 420, tsan 480); each test also has its own timeout
@@ -21,7 +23,7 @@ cd "$ROOT" || exit 1
 source ci/common.sh
 
 JOBS="${TAKYON_CI_JOBS:-2}"
-read -r -a CONFIGS <<<"${TAKYON_CI_CONFIGS:-normal asan tsan}"
+read -r -a CONFIGS <<<"${TAKYON_CI_CONFIGS:-normal asan tsan fuzz}"
 read -r -a EXTRA_CTEST_ARGS <<<"${TAKYON_CI_CTEST_ARGS:-}"
 START=$SECONDS
 
@@ -149,6 +151,34 @@ run_config() {
   [ "${RESULT[$name]}" = PASSED ]
 }
 
+# run_fuzz <seconds>: builds the graph parser's libFuzzer target with clang (ASan+UBSan inside) and
+# runs it from the seed corpus for <seconds>; any crash, leak or hang fails the configuration.
+run_fuzz() {
+  local seconds=$1 dir="build/fuzz" t0
+  mkdir -p "$dir"
+  takyon_ci_log "fuzz: configure (clang, TAKYON_FUZZ=ON)"
+  t0=$SECONDS
+  if ! "${LAUNCHER[@]}" env CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DTAKYON_FUZZ=ON -DTAKYON_BUILD_TESTS=OFF -DTAKYON_BUILD_EXAMPLES=OFF -DTAKYON_BUILD_BENCH=OFF -DTAKYON_WITH_UCX=OFF >"$dir/ci-configure.log" 2>&1 ||
+    ! "${LAUNCHER[@]}" cmake --build "$dir" -j "$JOBS" --target takyon_graph_fuzz >"$dir/ci-build.log" 2>&1; then
+    tail -n 60 "$dir/ci-configure.log" "$dir/ci-build.log" 2>/dev/null
+    RESULT[fuzz]=FAILED DETAIL[fuzz]="fuzz target did not build, see $dir/ci-*.log"
+    BUILD_S[fuzz]=$((SECONDS - t0))
+    return 1
+  fi
+  BUILD_S[fuzz]=$((SECONDS - t0))
+  takyon_ci_log "fuzz: built in ${BUILD_S[fuzz]} s; fuzzing the graph parser for ${seconds} s"
+  t0=$SECONDS
+  if "${LAUNCHER[@]}" bash tests/fuzz/run_fuzz.sh "$dir" "$seconds" >"$dir/ci-fuzz.log" 2>&1; then
+    RESULT[fuzz]=PASSED DETAIL[fuzz]="$(grep -E '^#[0-9]+ +DONE' "$dir/ci-fuzz.log" | tail -n 1)"
+  else
+    tail -n 80 "$dir/ci-fuzz.log"
+    RESULT[fuzz]=FAILED DETAIL[fuzz]="the fuzzer found a problem, see $dir/ci-fuzz.log"
+  fi
+  TEST_S[fuzz]=$((SECONDS - t0))
+  [ "${RESULT[fuzz]}" = PASSED ]
+}
+
 for config in "${CONFIGS[@]}"; do
   LAUNCHER=()
   case "$config" in
@@ -171,8 +201,15 @@ for config in "${CONFIGS[@]}"; do
         RESULT[tsan]=FAILED DETAIL[tsan]="TSan programs cannot run on this machine"
       fi
       ;;
+    fuzz)
+      if probe_sanitizer address,undefined; then
+        run_fuzz "${TAKYON_CI_FUZZ_SECONDS:-60}"
+      else
+        RESULT[fuzz]=FAILED DETAIL[fuzz]="ASan programs cannot run on this machine"
+      fi
+      ;;
     *)
-      echo "takyon-ci: unknown configuration '$config' (normal, asan, tsan)" >&2
+      echo "takyon-ci: unknown configuration '$config' (normal, asan, tsan, fuzz)" >&2
       RESULT[$config]=FAILED DETAIL[$config]="unknown configuration"
       ;;
   esac
@@ -186,6 +223,7 @@ for config in "${CONFIGS[@]}"; do
     normal) what="RelWithDebInfo" ;;
     asan) what="TAKYON_SANITIZE=address" ;;
     tsan) what="TAKYON_SANITIZE=thread" ;;
+    fuzz) what="libFuzzer graph parser" ;;
     *) what="?" ;;
   esac
   printf '%-7s %-24s %-7s build %4ss  ctest %4ss  %s\n' "$config" "$what" "${RESULT[$config]:-FAILED}" \
