@@ -4,6 +4,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -79,6 +80,18 @@ CpuPlacement choose_cpus() {
     if (same_package < 0 && read_topology(cpu, "physical_package_id") == package) same_package = cpu;
   }
   out.cpu_b = same_package >= 0 ? same_package : (other_core >= 0 ? other_core : cpus[1]);
+  return out;
+}
+
+std::vector<int> member_cpus(int members) {
+  const CpuPlacement pair = choose_cpus();
+  std::vector<int> out(static_cast<std::size_t>(std::max(members, 0)), -1);
+  if (!pair.pinned()) return out;
+  std::vector<int> order{pair.cpu_a, pair.cpu_b};
+  for (int cpu : allowed_cpus()) {
+    if (cpu != pair.cpu_a && cpu != pair.cpu_b) order.push_back(cpu);
+  }
+  for (std::size_t m = 0; m < out.size(); ++m) out[m] = order[m % order.size()];
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace takyon::bench {
 
@@ -21,6 +22,11 @@ struct CpuPlacement {
 /// Picks two CPUs the process may run on, preferring two physical cores of one package
 /// (not SMT siblings), so the latency floor and the path tests see the same cache distance.
 CpuPlacement choose_cpus();
+
+/// CPUs for `members` collective members: member 0 on choose_cpus()'s A, member 1 on its B (the
+/// pair the point-to-point baseline runs on), the others round-robin over the allowed CPUs in the
+/// order A, B, the rest. All -1 with fewer than two CPUs allowed.
+std::vector<int> member_cpus(int members);
 
 /// Pins the calling thread to `cpu` (no-op for -1). Prints a warning if the kernel refuses.
 void pin_current_thread(int cpu);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collective_sweep.hpp"
 #include "cpu_placement.hpp"
 #include "machine_info.hpp"
 #include "machine_load.hpp"
@@ -81,6 +82,7 @@ int run(const takyon::bench::Options& options) {
   int status = 0;
   try {
     if (!options.csv_path.empty()) write_csv(options.csv_path, results);
+    const std::string no_collectives;
     const JsonContext context{machine,
                               placement,
                               setup.sizes,
@@ -88,7 +90,8 @@ int run(const takyon::bench::Options& options) {
                               setup.budget.measure_s,
                               setup.budget.iters,
                               options.quick,
-                              perftest_info};
+                              perftest_info,
+                              no_collectives};
     if (!options.json_path.empty()) write_json(options.json_path, context, results, targets);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "takyon-bench: %s\n", e.what());
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (options.collectives) return takyon::bench::run_collectives(options);
     return run(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "takyon-bench: %s\n", e.what());

@@ -92,6 +92,13 @@ std::vector<std::string> parse_providers(std::string_view text) {
   return out;
 }
 
+std::vector<bool> parse_collective_mode(std::string_view text) {
+  if (text == "threads") return {false};
+  if (text == "processes") return {true};
+  if (text == "both") return {false, true};
+  throw UsageError("--collective-mode wants threads, processes or both, not '" + std::string(text) + "'");
+}
+
 std::vector<bool> parse_mode(std::string_view text) {
   if (text == "polling") return {true};
   if (text == "event") return {false};
@@ -183,6 +190,15 @@ std::string usage_text() {
          "                      samples, and compare (targets: 8 B latency <= 1.1x and 1 MiB\n"
          "                      bandwidth >= 0.95x UCX's best, polling mode); $TAKYON_BENCH_UCX_PERFTEST\n"
          "                      overrides which ucx_perftest runs\n"
+         "  --collectives       instead: barrier, reduce, allreduce, bcast and alltoall latency over a\n"
+         "                      graph of --members threads and/or processes (a tree of --fanout for\n"
+         "                      the first four, a full mesh for alltoall), each as a ratio to the\n"
+         "                      point-to-point one-way latency measured in the same run; sizes 8 B\n"
+         "                      .. --max-bytes (default 1M here); event driven unless --mode says\n"
+         "  --members N         collective members, 2..16 (default 4)\n"
+         "  --fanout F          tree fan-out, >= 1 (default 2)\n"
+         "  --collective-mode M threads (InterThreadMemcpy), processes (InterProcessMemcpy) or both\n"
+         "                      (default both)\n"
          "  --help              this text\n"
          "\n"
          "Exit status: 0 ok, 1 a target missed (--check-targets), 2 bad usage or a failed run.\n";
@@ -197,6 +213,7 @@ Options parse_options(int argc, char** argv) {
     options.command_line += shell_quote(argv[i]);
   }
   std::string out_dir;
+  bool mode_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -223,12 +240,25 @@ Options parse_options(int argc, char** argv) {
       options.providers = parse_providers(take_value());
     } else if (arg == "--mode") {
       options.polling_modes = parse_mode(take_value());
+      mode_given = true;
     } else if (arg == "--min-bytes") {
       options.min_bytes = parse_size(take_value());
     } else if (arg == "--max-bytes") {
       options.max_bytes = parse_size(take_value());
+      options.max_bytes_given = true;
     } else if (arg == "--iters") {
       options.iters = parse_count(take_value(), arg);
+    } else if (arg == "--collectives") {
+      options.collectives = true;
+    } else if (arg == "--members") {
+      const std::uint64_t n = parse_count(take_value(), arg);
+      if (n < 2 || n > 16) throw UsageError("--members wants 2..16");
+      options.members = static_cast<int>(n);
+    } else if (arg == "--fanout") {
+      const std::uint64_t f = parse_count(take_value(), arg);
+      options.fanout = static_cast<int>(std::min<std::uint64_t>(f, 16));
+    } else if (arg == "--collective-mode") {
+      options.collective_processes = parse_collective_mode(take_value());
     } else if (arg == "--csv") {
       options.csv_path = take_value();
     } else if (arg == "--json") {
@@ -244,6 +274,11 @@ Options parse_options(int argc, char** argv) {
     if (options.json_path.empty()) options.json_path = out_dir + "/takyon-bench.json";
   }
   if (options.min_bytes > options.max_bytes) throw UsageError("--min-bytes is larger than --max-bytes");
+  // --collectives: event driven by default -- N spinning members on fewer cores measure the
+  // scheduler's time slice, not the collective (README, "Collectives").
+  if (options.collectives && mode_given) options.collective_polling = options.polling_modes;
+  if (options.collectives && options.vs_ucx_perftest)
+    throw UsageError("--vs-ucx-perftest and --collectives do not go together");
   if (options.vs_ucx_perftest) {
     if (!have_ucx()) throw UsageError("--vs-ucx-perftest: this takyon-bench was built without UCX");
     UcxKind kind{};

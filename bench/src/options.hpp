@@ -21,11 +21,19 @@ struct Options {
   std::vector<bool> polling_modes;     ///< true: polling, false: event driven; in run order.
   std::uint64_t min_bytes = 0;
   std::uint64_t max_bytes = std::uint64_t{4} << 20;
+  bool max_bytes_given = false;  ///< --max-bytes on the command line (--collectives defaults to 1M).
   std::uint64_t iters = 0;  ///< 0: sized from a time budget per size.
   bool quick = false;
   bool check_targets = false;
   bool vs_ucx_perftest = false;  ///< Also run ucx_perftest next to the Ucx providers (ucx_compare.hpp).
   bool help = false;
+  /// --collectives: only the collective sweep (collective_sweep.hpp), over `members` members,
+  /// a tree of fan-out `fanout`, as threads and/or processes, event driven unless --mode says.
+  bool collectives = false;
+  int members = 4;
+  int fanout = 2;
+  std::vector<bool> collective_processes = {false, true};  ///< false: threads, true: processes.
+  std::vector<bool> collective_polling = {false};
   std::string csv_path;
   std::string json_path;
   std::string command_line;  ///< argv, shell-quoted, for the JSON report.

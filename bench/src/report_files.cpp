@@ -92,6 +92,7 @@ std::string json_record(const Record& r) {
     out << ", \"bandwidth_MBps\": " << number(r.bandwidth_mbps()) << ", \"window\": " << r.window;
   if (r.has_loss) out << ", \"lost\": " << r.lost;
   if (!r.from.empty()) out << ", \"from\": " << json_string(r.from);
+  if (r.test.starts_with(test_name::kCollectivePrefix)) out << ", \"model_ratio\": " << number(r.model_ratio);
   out << "}";
   return out.str();
 }
@@ -136,6 +137,7 @@ void write_json(const std::string& path, const JsonContext& context, const Resul
       << ", \"measure_ms\": " << number(context.measure_s * 1e3) << ", \"iters\": " << context.iters
       << ", \"quick\": " << (context.quick ? "true" : "false")
       << ", \"ucx_perftest\": " << (context.ucx_perftest.empty() ? "null" : json_string(context.ucx_perftest))
+      << ", \"collectives\": " << (context.collectives.empty() ? "null" : context.collectives)
       << ", \"sizes\": [";
   for (std::size_t i = 0; i < context.sizes.size(); ++i) out << (i > 0 ? ", " : "") << context.sizes[i];
   out << "]},\n  \"records\": [";

@@ -29,6 +29,7 @@ struct JsonContext {
   std::uint64_t iters;
   bool quick;
   const std::string& ucx_perftest;  ///< --vs-ucx-perftest: "<path> (UCX <version>)"; "" without it.
+  const std::string& collectives;   ///< --collectives: config.collectives, a JSON object; "" without it.
 };
 
 /// Writes the JSON; creates missing parent directories. Throws std::runtime_error on failure.

@@ -12,6 +12,8 @@
 namespace takyon::bench {
 
 namespace test_name {
+/// --collectives: collective_p2p, collective_barrier, collective_reduce, ... (collective_member.hpp).
+inline constexpr std::string_view kCollectivePrefix = "collective_";
 inline constexpr std::string_view kLatency = "latency";      ///< One-way = RTT/2.
 inline constexpr std::string_view kBandwidth = "bandwidth";  ///< Windowed streaming.
 /// Spin ping-pong, one-way, between the path's two threads or processes, measured just before
@@ -57,6 +59,9 @@ struct Record {
   /// Meaningful only if has_loss.
   std::int64_t lost = 0;
   bool has_loss = false;
+  /// collective_* records (--collectives): the model's latency in p2p one-way hops (barrier and
+  /// allreduce 2 x tree depth, reduce and bcast the depth, alltoall and p2p 1); JSON only.
+  double model_ratio = 0;
   /// ucx_perftest_best_*: the record the best figure came from ("ucx_perftest_posix_ucp_put_lat");
   /// JSON only.
   std::string from;
