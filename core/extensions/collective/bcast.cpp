@@ -11,12 +11,9 @@
 namespace takyon::detail {
 namespace {
 
-// Sends nbytes from `source` (NULL: already in each child's send buffer) to every child, then
-// waits for each child's zero-byte "forwarded" notice: takyonRecv hands a buffer back to its sender
-// at once, so without it a parent could send the next broadcast into this buffer while the child
-// still copies this one to its own children.
-bool send_down(const CollectiveCall& call, TakyonCollectiveBcast* c, int buffer, uint64_t nbytes,
-               const uint8_t* source) {
+// Starts sending nbytes from `source` (NULL: already in each child's send buffer) to every child.
+bool start_down(const CollectiveCall& call, TakyonCollectiveBcast* c, int buffer, uint64_t nbytes,
+                const uint8_t* source) {
   for (int i = 0; i < c->nchildren; i++) {
     TakyonPath* child = c->child_path_list[i];
     if (!check_buffer(call, child, buffer, true, false, nbytes, 0)) return false;
@@ -24,6 +21,13 @@ bool send_down(const CollectiveCall& call, TakyonCollectiveBcast* c, int buffer,
     if (source != nullptr && nbytes > 0 && out != source) std::memcpy(out, source, nbytes);
     if (!start_send(call, child, buffer, nbytes, 0, 0)) return false;
   }
+  return true;
+}
+
+// Finishes start_down()'s sends, then waits for each child's zero-byte "forwarded" notice:
+// takyonRecv hands a buffer back to its sender at once, so without it a parent could send the next
+// broadcast into this buffer while the child still copies this one to its own children.
+bool finish_down(const CollectiveCall& call, TakyonCollectiveBcast* c, int buffer) {
   for (int i = 0; i < c->nchildren; i++) {
     if (!finish_send(call, c->child_path_list[i], buffer)) return false;
   }
@@ -59,7 +63,8 @@ bool takyonBcastRoot(TakyonCollectiveBcast* collective, int buffer, uint64_t nby
                            "takyonBcastChild()",
                            call.function);
   }
-  return send_down(call, collective, buffer, nbytes, static_cast<const uint8_t*>(data));
+  return start_down(call, collective, buffer, nbytes, static_cast<const uint8_t*>(data)) &&
+         finish_down(call, collective, buffer);
 }
 
 bool takyonBcastChild(TakyonCollectiveBcast* collective, int buffer, uint64_t* nbytes_ret) {
@@ -85,28 +90,8 @@ bool takyonBcastChild(TakyonCollectiveBcast* collective, int buffer, uint64_t* n
   }
   // Forward first, then tell the parent its buffer is free: the notice costs the parent one hop
   // but never delays the data on its way down.
-  for (int i = 0; i < collective->nchildren; i++) {
-    TakyonPath* child = collective->child_path_list[i];
-    if (!check_buffer(call, child, buffer, true, false, nbytes, 0)) return false;
-    uint8_t* out = send_buffer_addr(child, buffer);
-    if (nbytes > 0 && out != arrived) std::memcpy(out, arrived, nbytes);
-    if (!start_send(call, child, buffer, nbytes, 0, 0)) return false;
-  }
-  if (!send_whole(call, parent, buffer, 0, 0, 0)) return false;
-  for (int i = 0; i < collective->nchildren; i++) {
-    if (!finish_send(call, collective->child_path_list[i], buffer)) return false;
-  }
-  for (int i = 0; i < collective->nchildren; i++) {
-    TakyonPath* child = collective->child_path_list[i];
-    if (!check_buffer(call, child, buffer, false, true)) return false;
-    uint64_t notice = 0;
-    if (!recv_message(call, child, buffer, &notice, nullptr)) return false;
-    if (notice != 0) {
-      return fail_extensionf("%s (%s): child %d sent %" PRIu64 " bytes where a zero-byte notice was expected on %s",
-                             call.function, call.role.c_str(), i, notice, describe_path(child).c_str());
-    }
-  }
-  return true;
+  return start_down(call, collective, buffer, nbytes, arrived) && send_whole(call, parent, buffer, 0, 0, 0) &&
+         finish_down(call, collective, buffer);
 }
 
 void takyonBcastFinalize(TakyonCollectiveBcast* collective) { takyon::detail::finalize_tree(collective); }

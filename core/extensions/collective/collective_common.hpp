@@ -5,8 +5,10 @@
 #define TAKYON_EXTENSIONS_COLLECTIVE_COLLECTIVE_COMMON_HPP_
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
+#include "extensions/extension_error.hpp"
 #include "takyon/takyon.h"
 
 namespace takyon::detail {
@@ -51,6 +53,28 @@ bool check_path_list(const char* function, const char* list_name, int n, TakyonP
 TakyonPath** copy_path_list(int n, TakyonPath* const* list);
 // calloc()ed handle; NULL after reporting "out of memory" for function.
 void* alloc_handle(const char* function, size_t bytes);
+
+// Checks a list of npaths paths (at least one) and allocates a handle with `path_list`/`npaths`
+// (TakyonScatterSrc, TakyonGatherDest); `need` says what npaths must count ("a scatter needs at
+// least one destination").
+template <typename Handle>
+Handle* init_path_list_handle(const char* function, const char* need, int npaths, TakyonPath** path_list) {
+  if (npaths <= 0) {
+    fail_extensionf("%s: npaths is %d; %s", function, npaths, need);
+    return nullptr;
+  }
+  if (!check_path_list(function, "path_list", npaths, path_list)) return nullptr;
+  auto* handle = static_cast<Handle*>(alloc_handle(function, sizeof(Handle)));
+  if (handle == nullptr) return nullptr;
+  handle->path_list = copy_path_list(npaths, path_list);
+  if (handle->path_list == nullptr) {
+    std::free(handle);
+    fail_extensionf("%s: out of memory", function);
+    return nullptr;
+  }
+  handle->npaths = npaths;
+  return handle;
+}
 
 // nelements * bytes_per_elem without overflow; false (with the message) if it overflows.
 bool element_bytes(const CollectiveCall& call, uint64_t nelements, uint64_t bytes_per_elem, uint64_t& bytes);

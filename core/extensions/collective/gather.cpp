@@ -41,22 +41,7 @@ TakyonGatherSrc* takyonGatherSrcInit(int npaths, int path_index, TakyonPath* pat
 }
 
 TakyonGatherDest* takyonGatherDestInit(int npaths, TakyonPath** path_list) {
-  const char* function = "takyonGatherDestInit";
-  if (npaths <= 0) {
-    fail_extensionf("%s: npaths is %d; a gather needs at least one source", function, npaths);
-    return nullptr;
-  }
-  if (!takyon::detail::check_path_list(function, "path_list", npaths, path_list)) return nullptr;
-  auto* c = static_cast<TakyonGatherDest*>(takyon::detail::alloc_handle(function, sizeof(TakyonGatherDest)));
-  if (c == nullptr) return nullptr;
-  c->path_list = takyon::detail::copy_path_list(npaths, path_list);
-  if (c->path_list == nullptr) {
-    std::free(c);
-    fail_extensionf("%s: out of memory", function);
-    return nullptr;
-  }
-  c->npaths = npaths;
-  return c;
+  return takyon::detail::init_path_list_handle<TakyonGatherDest>("takyonGatherDestInit", "a gather needs at least one source", npaths, path_list);
 }
 
 bool takyonGatherSend(TakyonGatherSrc* collective, int buffer, uint64_t nbytes, uint64_t soffset, uint64_t doffset) {

@@ -13,22 +13,7 @@ using takyon::detail::fail_extensionf;
 extern "C" {
 
 TakyonScatterSrc* takyonScatterSrcInit(int npaths, TakyonPath** path_list) {
-  const char* function = "takyonScatterSrcInit";
-  if (npaths <= 0) {
-    fail_extensionf("%s: npaths is %d; a scatter needs at least one destination", function, npaths);
-    return nullptr;
-  }
-  if (!takyon::detail::check_path_list(function, "path_list", npaths, path_list)) return nullptr;
-  auto* c = static_cast<TakyonScatterSrc*>(takyon::detail::alloc_handle(function, sizeof(TakyonScatterSrc)));
-  if (c == nullptr) return nullptr;
-  c->path_list = takyon::detail::copy_path_list(npaths, path_list);
-  if (c->path_list == nullptr) {
-    std::free(c);
-    fail_extensionf("%s: out of memory", function);
-    return nullptr;
-  }
-  c->npaths = npaths;
-  return c;
+  return takyon::detail::init_path_list_handle<TakyonScatterSrc>("takyonScatterSrcInit", "a scatter needs at least one destination", npaths, path_list);
 }
 
 TakyonScatterDest* takyonScatterDestInit(int npaths, int path_index, TakyonPath* path) {
