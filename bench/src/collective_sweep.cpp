@@ -229,33 +229,18 @@ int run_collectives(const Options& options) {
                 machine.other_load_during * 100);
   }
 
-  int status = 0;
-  try {
-    if (!options.csv_path.empty()) write_csv(options.csv_path, results);
-    const CpuPlacement unpinned{};
-    const std::string no_perftest;
-    const std::string config = "{\"members\": " + std::to_string(layout.members) +
-                               ", \"fanout\": " + std::to_string(layout.fanout) +
-                               ", \"depth\": " + std::to_string(layout.depth()) +
-                               ", \"warmup_samples\": " + std::to_string(plan.warmups) +
-                               ", \"samples\": " + std::to_string(plan.samples_small) +
-                               ", \"samples_above_64KiB\": " + std::to_string(plan.samples_large) + "}";
-    const JsonContext context{machine, unpinned, plan.sizes, 0, 0, options.iters, options.quick, no_perftest, config};
-    if (!options.json_path.empty()) write_json(options.json_path, context, results, {});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "takyon-bench: %s\n", e.what());
-    status = kExitFailure;
-  }
-  if (!options.csv_path.empty()) std::printf("\nCSV:  %s\n", options.csv_path.c_str());
-  if (!options.json_path.empty()) std::printf("JSON: %s\n", options.json_path.c_str());
-  if (!results.errors.empty()) {
-    std::fprintf(stderr, "\ntakyon-bench: %zu run(s) failed:\n", results.errors.size());
-    for (const std::string& error : results.errors) {
-      std::fprintf(stderr, "  %s\n", error.substr(0, error.find('\n')).c_str());
-    }
-    return kExitFailure;
-  }
-  return status;
+  const CpuPlacement placement = choose_cpus();  // members 0 and 1; the others round-robin (run_table)
+  const std::string no_perftest;
+  const std::string config = "{\"members\": " + std::to_string(layout.members) +
+                             ", \"fanout\": " + std::to_string(layout.fanout) +
+                             ", \"depth\": " + std::to_string(layout.depth()) +
+                             ", \"warmup_samples\": " + std::to_string(plan.warmups) +
+                             ", \"samples\": " + std::to_string(plan.samples_small) +
+                             ", \"samples_above_64KiB\": " + std::to_string(plan.samples_large) + "}";
+  const JsonContext context{machine, placement, plan.sizes, 0, 0, options.iters, options.quick, no_perftest, config};
+  const bool written = write_report_files(options.csv_path, options.json_path, context, results, {});
+  if (print_failed_runs(results) || !written) return kExitFailure;
+  return 0;
 }
 
 }  // namespace takyon::bench

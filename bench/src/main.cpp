@@ -79,34 +79,18 @@ int run(const takyon::bench::Options& options) {
       evaluate_targets(results, options.providers, options.vs_ucx_perftest);
   print_targets(targets, machine.other_load_during);
 
-  int status = 0;
-  try {
-    if (!options.csv_path.empty()) write_csv(options.csv_path, results);
-    const std::string no_collectives;
-    const JsonContext context{machine,
-                              placement,
-                              setup.sizes,
-                              setup.budget.warmup_s,
-                              setup.budget.measure_s,
-                              setup.budget.iters,
-                              options.quick,
-                              perftest_info,
-                              no_collectives};
-    if (!options.json_path.empty()) write_json(options.json_path, context, results, targets);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "takyon-bench: %s\n", e.what());
-    status = kExitFailure;
-  }
-  if (!options.csv_path.empty()) std::printf("\nCSV:  %s\n", options.csv_path.c_str());
-  if (!options.json_path.empty()) std::printf("JSON: %s\n", options.json_path.c_str());
-
-  if (!results.errors.empty()) {
-    std::fprintf(stderr, "\ntakyon-bench: %zu run(s) failed:\n", results.errors.size());
-    for (const std::string& error : results.errors) {
-      std::fprintf(stderr, "  %s\n", error.substr(0, error.find('\n')).c_str());
-    }
-    return kExitFailure;
-  }
+  const std::string no_collectives;
+  const JsonContext context{machine,
+                            placement,
+                            setup.sizes,
+                            setup.budget.warmup_s,
+                            setup.budget.measure_s,
+                            setup.budget.iters,
+                            options.quick,
+                            perftest_info,
+                            no_collectives};
+  const int status = write_report_files(options.csv_path, options.json_path, context, results, targets) ? 0 : kExitFailure;
+  if (print_failed_runs(results)) return kExitFailure;
   if (status != 0) return status;
   if (options.check_targets) {
     for (const TargetResult& t : targets) {

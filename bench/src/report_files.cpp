@@ -165,4 +165,28 @@ void write_json(const std::string& path, const JsonContext& context, const Resul
   finish(out, path);
 }
 
+bool write_report_files(const std::string& csv_path, const std::string& json_path, const JsonContext& context,
+                        const Results& results, const std::vector<TargetResult>& targets) {
+  bool ok = true;
+  try {
+    if (!csv_path.empty()) write_csv(csv_path, results);
+    if (!json_path.empty()) write_json(json_path, context, results, targets);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "takyon-bench: %s\n", e.what());
+    ok = false;
+  }
+  if (!csv_path.empty()) std::printf("\nCSV:  %s\n", csv_path.c_str());
+  if (!json_path.empty()) std::printf("JSON: %s\n", json_path.c_str());
+  return ok;
+}
+
+bool print_failed_runs(const Results& results) {
+  if (results.errors.empty()) return false;
+  std::fprintf(stderr, "\ntakyon-bench: %zu run(s) failed:\n", results.errors.size());
+  for (const std::string& error : results.errors) {
+    std::fprintf(stderr, "  %s\n", error.substr(0, error.find('\n')).c_str());
+  }
+  return true;
+}
+
 }  // namespace takyon::bench

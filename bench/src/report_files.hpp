@@ -36,4 +36,12 @@ struct JsonContext {
 void write_json(const std::string& path, const JsonContext& context, const Results& results,
                 const std::vector<TargetResult>& targets);
 
+/// Writes the CSV and/or JSON named (an empty path: not written) and prints where they went.
+/// Returns false, having printed why, if one could not be written.
+bool write_report_files(const std::string& csv_path, const std::string& json_path, const JsonContext& context,
+                        const Results& results, const std::vector<TargetResult>& targets);
+
+/// Prints the failed runs of `results` to stderr; true if there were any.
+bool print_failed_runs(const Results& results);
+
 }  // namespace takyon::bench
