@@ -15,6 +15,11 @@ TAKYON_CI_PACKAGES=(
   ucx-utils       # ucx_info, ucx_perftest: the bench compares against it
   clang           # libFuzzer: the graph-file parser's fuzz target
   libclang-rt-14-dev # libFuzzer's runtime (not pulled in by clang without recommends)
+  openmpi-bin     # mpirun: the MPI tests launch under it, and the bench compares with Open MPI
+  libopenmpi-dev  # Open MPI's mpicc: every MPI test program is also built with it
+  libpmix-dev     # PMIx: libtakyon_mpi's bootstrap under mpirun and srun --mpi=pmix
+  slurm-wlm       # slurmctld, slurmd, srun: the tests run MPI programs under a one-node Slurm
+  munge           # Slurm's authentication, with its own key and socket per test run
 )
 
 takyon_ci_log() { printf '[takyon-ci %(%H:%M:%S)T] %s\n' -1 "$*"; }

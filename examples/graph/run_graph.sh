@@ -7,6 +7,9 @@
 # "-ID=<base + n>", base derived from this script's pid ((pid << 10), as run_with_unique_id.sh and
 # the test support library do), so concurrent runs (ctest -j) never share a path ID. n < 1024.
 # When one process fails, or after RUN_GRAPH_DEADLINE seconds (default 100), the others are killed.
+# With RUN_GRAPH_LAUNCHER set (e.g. "takyon-run -n", "mpirun --oversubscribe -np"), the launcher
+# starts them instead: `$RUN_GRAPH_LAUNCHER <nprocs> <program> - <graph copy> [args...]`, each process
+# taking its process ID from the launcher's rank ("-"), and the launcher's exit status is the result.
 # Usage: run_graph.sh <program> <graph_file> <nprocs> [program args...]
 #   e.g. run_graph.sh build/ex/examples/graph/barrier examples/graph/barrier/graph_mp.txt 3 500
 set -u
@@ -41,6 +44,15 @@ if ! awk -v base="$base" '{
       print out line
     }' "$graph" > "$tmp/graph.txt"; then
   exit 2
+fi
+
+if [ -n "${RUN_GRAPH_LAUNCHER:-}" ]; then
+  read -r -a launcher <<<"$RUN_GRAPH_LAUNCHER"
+  timeout -k 5 "$deadline" "${launcher[@]}" "$nprocs" "$program" - "$tmp/graph.txt" "$@"
+  rc=$?
+  [ "$rc" -eq 124 ] && echo "run_graph.sh: ${launcher[0]} still running after ${deadline}s; stopped" >&2
+  [ "$rc" -eq 0 ] && echo "run_graph.sh: all $nprocs processes passed under ${launcher[0]}"
+  exit "$rc"
 fi
 
 for (( p = nprocs - 1; p >= 0; p-- )); do

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int parseInt(const char *text, int min) {
   char *end = NULL;
@@ -14,12 +15,30 @@ static int parseInt(const char *text, int min) {
   return (int)value;
 }
 
+// "-" as the process ID: the rank a launcher gave this process (takyon-run, mpirun, srun).
+static int processIdFromLauncher(void) {
+  static const char *const kRankVariables[] = {"TAKYON_RUN_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                               "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof(kRankVariables) / sizeof(kRankVariables[0]); i++) {
+    const char *value = getenv(kRankVariables[i]);
+    if (value != NULL) return parseInt(value, 0);
+  }
+  return -1;
+}
+
 void graphParseCommandLine(int argc, char **argv, int default_cycles, int *process_id_ret,
                            const char **filename_ret, int *cycles_ret) {
-  int process_id = argc >= 3 ? parseInt(argv[1], 0) : -1;
+  int process_id = -1;
+  if (argc >= 3) process_id = strcmp(argv[1], "-") == 0 ? processIdFromLauncher() : parseInt(argv[1], 0);
   int cycles = argc == 4 ? parseInt(argv[3], 1) : default_cycles;
   if (argc < 3 || argc > 4 || process_id < 0 || cycles < 1) {
-    fprintf(stderr, "usage: %s <process_id> <graph_file> [cycles (default %d)]\n", argv[0], default_cycles);
+    fprintf(stderr,
+            "usage: %s <process_id> <graph_file> [cycles (default %d)]\n"
+            "  process_id '-': this process's rank from its launcher (takyon-run, mpirun, srun)\n",
+            argv[0], default_cycles);
+    if (argc >= 3 && strcmp(argv[1], "-") == 0 && process_id < 0) {
+      fprintf(stderr, "  (no TAKYON_RUN_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID in the environment)\n");
+    }
     exit(EXIT_FAILURE);
   }
   *process_id_ret = process_id;
