@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Job ids and secrets.
+#include "job_id.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "bootstrap.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+bool job_id_char(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+bool is_valid_job_id(std::string_view id) noexcept {
+  if (id.empty() || id.size() > kMaxJobIdChars) return false;
+  for (char c : id) {
+    if (!job_id_char(c)) return false;
+  }
+  return true;
+}
+
+uint64_t fnv1a64(std::string_view data) noexcept {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : data) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string job_id_from_name(std::string_view name) {
+  if (is_valid_job_id(name)) return std::string(name);
+  // 15 characters of the name (readable in /dev/shm), '-', 16 hex digits of the hash: 32.
+  std::string head;
+  for (char c : name) {
+    if (head.size() == 15) break;
+    head.push_back(job_id_char(c) ? c : '_');
+  }
+  return head + "-" + hex64(fnv1a64(name));
+}
+
+std::string random_hex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = getrandom(raw.data() + got, bytes - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw BootstrapError(std::string("getrandom: ") + std::strerror(errno));
+    }
+    got += static_cast<size_t>(n);
+  }
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes);
+  for (char c : raw) {
+    const auto b = static_cast<unsigned char>(c);
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 0xf]);
+  }
+  return out;
+}
+
+}  // namespace takyon::mpi

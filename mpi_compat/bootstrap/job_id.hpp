@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Job ids and secrets: random bytes, and names squeezed into JobInfo::job_id's alphabet.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace takyon::mpi {
+
+/// JobInfo::job_id's rule: 1..32 characters from [A-Za-z0-9_-].
+inline constexpr size_t kMaxJobIdChars = 32;
+[[nodiscard]] bool is_valid_job_id(std::string_view id) noexcept;
+
+/// A job id for a launcher's name for the job (a PMIx namespace): the name itself when it already
+/// follows the rule, otherwise its sanitized head plus a hash of the whole name, so distinct
+/// names stay distinct and every rank computes the same id.
+[[nodiscard]] std::string job_id_from_name(std::string_view name);
+
+/// `bytes` random bytes from the kernel (getrandom), as 2*bytes lower-case hex digits.
+/// Throws BootstrapError if the kernel gives none.
+[[nodiscard]] std::string random_hex(size_t bytes);
+
+/// 64-bit FNV-1a.
+[[nodiscard]] uint64_t fnv1a64(std::string_view data) noexcept;
+
+}  // namespace takyon::mpi

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// takyon-run's command line.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace takyon::mpi::launcher {
+
+enum class BindTo { kNone, kCore };
+
+struct Options {
+  int nranks = 0;
+  BindTo bind_to = BindTo::kNone;
+  double timeout_s = 0;           ///< 0: no limit
+  std::vector<std::string> argv;  ///< the program and its arguments
+};
+
+/// A command line takyon-run cannot run; the message says why in one line.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The most ranks one takyon-run starts.
+inline constexpr int kMaxRanks = 4096;
+
+/// Parses argv; options end at the first argument that is not one (or at "--").
+/// Returns nothing when the user asked for --help (the text is printed). Throws UsageError.
+std::optional<Options> parse_options(int argc, char** argv);
+
+[[nodiscard]] std::string usage_text();
+
+}  // namespace takyon::mpi::launcher
