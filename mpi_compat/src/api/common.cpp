@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// Argument checks, request handles and statuses for the point-to-point entry points (see common.hpp).
+#include "api/common.hpp"
+
+#include <string>
+
+namespace takyon::mpi {
+namespace {
+
+std::size_t check_buffer(const char* fn, const void* buf, int count, MPI_Datatype dt) {
+  if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument count)");
+  const BasicType& t = basic_type(dt);
+  if (t.size == 0) {
+    fail(MPI_ERR_TYPE, fn, dt == MPI_DATATYPE_NULL ? "invalid datatype MPI_DATATYPE_NULL (argument datatype)"
+                                                   : "invalid datatype (argument datatype): not a predefined "
+                                                     "datatype (derived datatypes arrive with part 2)");
+  }
+  if (buf == nullptr && count > 0) {
+    fail(MPI_ERR_BUFFER, fn, "buffer is NULL with count " + std::to_string(count) + " (argument buf)");
+  }
+  return std::size_t(count) * t.size;
+}
+
+void check_rank(const char* fn, const CommInfo& c, int rank, const char* arg, bool any_ok) {
+  int size = comm_size(c);
+  if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return;
+  if (rank < 0 || rank >= size) {
+    fail(MPI_ERR_RANK, fn,
+         "invalid rank " + std::to_string(rank) + " (argument " + arg + ", communicator size " +
+             std::to_string(size) + ")");
+  }
+}
+
+void check_tag(const char* fn, int tag, bool any_ok) {
+  if (any_ok && tag == MPI_ANY_TAG) return;
+  if (tag < 0 || tag > kTagUb) {
+    fail(MPI_ERR_TAG, fn,
+         "invalid tag " + std::to_string(tag) + " (argument tag; 0.." + std::to_string(kTagUb) +
+             (any_ok ? " or MPI_ANY_TAG)" : ")"));
+  }
+}
+
+}  // namespace
+
+P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  P2pArgs a;
+  a.comm = &check_comm(comm, fn);
+  a.bytes = check_buffer(fn, buf, count, dt);
+  check_rank(fn, *a.comm, dest, "dest", false);
+  check_tag(fn, tag, false);
+  a.null_proc = dest == MPI_PROC_NULL;
+  a.world_peer = a.null_proc ? 0 : to_world(*a.comm, dest);
+  a.tag = tag;
+  return a;
+}
+
+P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+  P2pArgs a;
+  a.comm = &check_comm(comm, fn);
+  a.bytes = check_buffer(fn, buf, count, dt);
+  check_rank(fn, *a.comm, source, "source", true);
+  check_tag(fn, tag, true);
+  a.null_proc = source == MPI_PROC_NULL;
+  a.world_peer = source == MPI_ANY_SOURCE ? kAnySource : a.null_proc ? 0 : to_world(*a.comm, source);
+  a.tag = tag == MPI_ANY_TAG ? kAnyTag : tag;
+  return a;
+}
+
+P2pArgs check_probe(const char* fn, int source, int tag, MPI_Comm comm) {
+  P2pArgs a;
+  a.comm = &check_comm(comm, fn);
+  check_rank(fn, *a.comm, source, "source", true);
+  check_tag(fn, tag, true);
+  a.null_proc = source == MPI_PROC_NULL;
+  a.world_peer = source == MPI_ANY_SOURCE ? kAnySource : a.null_proc ? 0 : to_world(*a.comm, source);
+  a.tag = tag == MPI_ANY_TAG ? kAnyTag : tag;
+  return a;
+}
+
+Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode) {
+  Request* r = engine().requests().acquire();
+  r->kind = RequestKind::kSend;
+  r->mode = mode;
+  r->null_proc = a.null_proc;
+  r->buf = const_cast<void*>(buf);
+  r->bytes = a.bytes;
+  r->peer = a.world_peer;
+  r->tag = a.tag;
+  r->ctx = a.comm->ctx;
+  r->comm = a.comm;
+  r->datatype = dt;
+  return r;
+}
+
+Request* make_recv(const P2pArgs& a, void* buf, MPI_Datatype dt) {
+  Request* r = engine().requests().acquire();
+  r->kind = RequestKind::kRecv;
+  r->null_proc = a.null_proc;
+  r->buf = buf;
+  r->bytes = a.bytes;
+  r->peer = a.world_peer;
+  r->tag = a.tag;
+  r->ctx = a.comm->ctx;
+  r->comm = a.comm;
+  r->datatype = dt;
+  return r;
+}
+
+Request* check_request(MPI_Request h, const char* fn, const char* arg) {
+  if (h == MPI_REQUEST_NULL) return nullptr;
+  check_initialized(fn);
+  if (!engine().requests().owns_live(h)) {
+    fail(MPI_ERR_REQUEST, fn, std::string("invalid request (argument ") + arg + "): not a live request handle");
+  }
+  return reinterpret_cast<Request*>(h);
+}
+
+void set_empty_status(MPI_Status* s) {
+  if (s == MPI_STATUS_IGNORE) return;
+  s->MPI_SOURCE = MPI_ANY_SOURCE;
+  s->MPI_TAG = MPI_ANY_TAG;
+  s->MPI_ERROR = MPI_SUCCESS;
+  status_set_bytes(s, 0);
+  s->MPI_internal[2] = 0;
+}
+
+void set_status(MPI_Status* s, const Request& r) {
+  if (s == MPI_STATUS_IGNORE) return;
+  if (r.kind == RequestKind::kSend) {
+    set_empty_status(s);
+    return;
+  }
+  if (r.null_proc) {
+    s->MPI_SOURCE = MPI_PROC_NULL;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    status_set_bytes(s, 0);
+    s->MPI_internal[2] = 0;
+    return;
+  }
+  if (r.cancelled) {
+    set_empty_status(s);
+    s->MPI_internal[2] = 1;
+    return;
+  }
+  s->MPI_SOURCE = from_world(*static_cast<const CommInfo*>(r.comm), r.status_source);
+  s->MPI_TAG = r.status_tag;
+  s->MPI_ERROR = request_error(r);
+  status_set_bytes(s, r.status_bytes);
+  s->MPI_internal[2] = 0;
+}
+
+std::string truncation_message(const char* fn, const Request& r) {
+  return std::string(fn) + ": message truncated: " + std::to_string(r.sent_bytes) + " bytes arrived from rank " +
+         std::to_string(from_world(*static_cast<const CommInfo*>(r.comm), r.status_source)) + " (tag " +
+         std::to_string(r.status_tag) + "), the buffer holds " + std::to_string(r.bytes);
+}
+
+int finish_request(MPI_Request* handle, MPI_Status* status) {
+  auto* r = reinterpret_cast<Request*>(*handle);
+  set_status(status, *r);
+  int err = request_error(*r);
+  if (r->persistent) {
+    r->active = false;
+    r->complete = false;
+  } else {
+    engine().requests().release(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return err;
+}
+
+}  // namespace takyon::mpi

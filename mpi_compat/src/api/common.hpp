@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// Shared by the point-to-point entry points: argument checks (each error names the function and the
+// argument), request handles, and MPI_Status filling (byte count in MPI_internal[0..1], cancelled
+// flag in MPI_internal[2]).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "comm_basic.hpp"
+#include "datatype_basic.hpp"
+#include "errors.hpp"
+#include "mpi.h"
+#include "pt2pt/request.hpp"
+#include "runtime.hpp"
+
+namespace takyon::mpi {
+
+inline constexpr int kTagUb = 0x7fffffff;
+
+struct P2pArgs {
+  CommInfo* comm = nullptr;
+  std::size_t bytes = 0;
+  int world_peer = 0;  ///< or kAnySource
+  int tag = 0;         ///< or kAnyTag
+  bool null_proc = false;
+};
+
+/// Checks a send's arguments (comm, count, datatype, buffer, dest, tag); throws MpiError.
+P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+/// Checks a receive's arguments (source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG); throws MpiError.
+P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm);
+/// Checks (source, tag) of a probe; throws MpiError.
+P2pArgs check_probe(const char* fn, int source, int tag, MPI_Comm comm);
+
+/// A request for the checked operation, not started.
+Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode);
+Request* make_recv(const P2pArgs& a, void* buf, MPI_Datatype dt);
+
+inline MPI_Request to_handle(Request* r) { return reinterpret_cast<MPI_Request>(r); }
+/// The live request behind a handle; nullptr for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST otherwise.
+Request* check_request(MPI_Request h, const char* fn, const char* arg);
+
+inline void status_set_bytes(MPI_Status* s, std::size_t bytes) {
+  s->MPI_internal[0] = static_cast<int>(static_cast<std::uint32_t>(bytes & 0xffffffffU));
+  s->MPI_internal[1] = static_cast<int>(static_cast<std::uint32_t>(std::uint64_t(bytes) >> 32));
+}
+inline std::size_t status_bytes(const MPI_Status* s) {
+  return std::size_t(static_cast<std::uint32_t>(s->MPI_internal[0])) |
+         (std::size_t(static_cast<std::uint32_t>(s->MPI_internal[1])) << 32);
+}
+/// source MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, 0 bytes, not cancelled.
+void set_empty_status(MPI_Status* s);
+/// What a completed request reports (status may be MPI_STATUS_IGNORE).
+void set_status(MPI_Status* s, const Request& r);
+/// MPI_ERR_TRUNCATE for a truncated receive, else MPI_SUCCESS.
+inline int request_error(const Request& r) { return r.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS; }
+/// "MPI_Recv: message truncated: 100 bytes arrived from rank 1 (tag 5), the buffer holds 40"
+std::string truncation_message(const char* fn, const Request& r);
+
+/// Completes the bookkeeping of a finished request: fills `status`, frees a non-persistent request
+/// (setting *handle to MPI_REQUEST_NULL) or deactivates a persistent one; returns its error code.
+int finish_request(MPI_Request* handle, MPI_Status* status);
+
+/// Progresses until every MPI_Bsend message has left (MPI_Buffer_detach, MPI_Finalize).
+void wait_buffered_sends();
+/// The dissemination barrier of `c` (MPI_Barrier; MPI_Finalize uses it so that every rank keeps
+/// progressing, hence delivering what others still receive, until all have arrived).
+void barrier(CommInfo& c);
+
+}  // namespace takyon::mpi

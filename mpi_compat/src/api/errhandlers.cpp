@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Error strings and classes, and the predefined error handlers of MPI_COMM_WORLD / MPI_COMM_SELF.
+#include <cstring>
+
+#include "api/common.hpp"
+#include "api/export.hpp"
+
+using namespace takyon::mpi;
+
+extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  return guarded("MPI_Error_string", MPI_COMM_WORLD, [&] {
+    if (string == nullptr || resultlen == nullptr) fail(MPI_ERR_ARG, "MPI_Error_string", "NULL argument");
+    const char* name = error_class_name(errorcode);
+    if (name == nullptr) fail(MPI_ERR_ARG, "MPI_Error_string", "invalid error code " + std::to_string(errorcode));
+    std::string text = std::string(name) + ": " + error_class_text(errorcode);
+    std::string detail = last_error_detail(errorcode);
+    if (!detail.empty()) text += " (last: " + detail + ")";
+    auto n = text.size() < MPI_MAX_ERROR_STRING - 1 ? text.size() : std::size_t(MPI_MAX_ERROR_STRING - 1);
+    std::memcpy(string, text.data(), n);
+    string[n] = '\0';
+    *resultlen = int(n);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Error_string)
+
+extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
+  return guarded("MPI_Error_class", MPI_COMM_WORLD, [&] {
+    if (errorclass == nullptr) fail(MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
+    if (error_class_name(errorcode) == nullptr) {
+      fail(MPI_ERR_ARG, "MPI_Error_class", "invalid error code " + std::to_string(errorcode));
+    }
+    *errorclass = errorcode;  // codes are classes
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Error_class)
+
+extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return guarded("MPI_Comm_set_errhandler", comm, [&] {
+    CommInfo& c = check_comm(comm, "MPI_Comm_set_errhandler");
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ABORT) {
+      fail(MPI_ERR_ARG, "MPI_Comm_set_errhandler",
+           "invalid error handler (argument errhandler; MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and "
+           "MPI_ERRORS_RETURN are supported)");
+    }
+    c.errhandler = errhandler;
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_set_errhandler)
+
+extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return guarded("MPI_Comm_get_errhandler", comm, [&] {
+    CommInfo& c = check_comm(comm, "MPI_Comm_get_errhandler");
+    if (errhandler == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_get_errhandler", "errhandler is NULL");
+    *errhandler = c.errhandler;
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_get_errhandler)
+
+extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  return guarded("MPI_Comm_call_errhandler", comm, [&] {
+    check_comm(comm, "MPI_Comm_call_errhandler");
+    raise_error(comm, errorcode, "MPI_Comm_call_errhandler: error code " + std::to_string(errorcode));
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_call_errhandler)
+
+extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  return guarded("MPI_Errhandler_free", MPI_COMM_WORLD, [&] {
+    if (errhandler == nullptr) fail(MPI_ERR_ARG, "MPI_Errhandler_free", "errhandler is NULL");
+    *errhandler = MPI_ERRHANDLER_NULL;  // only predefined handlers exist; freeing one is a no-op
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Errhandler_free)

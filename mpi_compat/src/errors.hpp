@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// MPI errors inside libtakyon_mpi: the exception every check throws, the guard that turns it into
+// an error code at each extern "C" entry point, error-class strings and the error handlers.
+// Error codes are error classes (MPI_Error_class is the identity); MPI_Error_string adds the most
+// recent detailed message of that class ("MPI_Send: invalid rank 5 (argument dest, size 2)").
+#pragma once
+
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "mpi.h"
+#include "pt2pt/engine.hpp"
+
+namespace takyon::mpi {
+
+class MpiError : public std::runtime_error {
+ public:
+  MpiError(int error_class, const std::string& message) : std::runtime_error(message), class_(error_class) {}
+  [[nodiscard]] int error_class() const { return class_; }
+
+ private:
+  int class_;
+};
+
+/// Throws MpiError(error_class, "<fn>: <what>").
+[[noreturn]] void fail(int error_class, const char* fn, const std::string& what);
+
+/// The name of an error class ("MPI_ERR_RANK"), or nullptr if it is none.
+const char* error_class_name(int error_class);
+/// The standard description of an error class.
+const char* error_class_text(int error_class);
+/// The last detailed message raised with this class ("" if none).
+std::string last_error_detail(int error_class);
+
+/// Applies `comm`'s error handler (MPI_COMM_WORLD's if `comm` is not a valid communicator) to an
+/// error raised in `fn`: MPI_ERRORS_RETURN returns `error_class`; MPI_ERRORS_ARE_FATAL / ABORT print
+/// the message and end the job.
+int raise_error(MPI_Comm comm, int error_class, const std::string& message);
+
+/// Runs `body` (returning an MPI error code) and turns exceptions into MPI errors for `comm`.
+template <class Body>
+int guarded(const char* fn, MPI_Comm comm, const Body& body) noexcept {
+  try {
+    return body();
+  } catch (const MpiError& e) {
+    return raise_error(comm, e.error_class(), e.what());
+  } catch (const PeerFailure& e) {
+    return raise_error(comm, MPI_ERR_OTHER, std::string(fn) + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    return raise_error(comm, MPI_ERR_NO_MEM, std::string(fn) + ": out of memory");
+  } catch (const std::exception& e) {
+    return raise_error(comm, MPI_ERR_INTERN, std::string(fn) + ": " + e.what());
+  }
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// How a blocked rank waits: spin (polling is the fast path), then sched_yield so an oversubscribed
+// node (4 ranks on 2 cores) lets the rank we wait for run, then short sleeps. Reports every few
+// milliseconds so the caller can check its peers are still alive.
+#pragma once
+
+#include <sched.h>
+#include <time.h>
+
+#include <cstdint>
+
+namespace takyon::mpi {
+
+inline std::uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000ULL + std::uint64_t(ts.tv_nsec);
+}
+
+class Backoff {
+ public:
+  static constexpr std::uint64_t kSpinNs = 30'000;       ///< pure polling first (a core of our own)
+  static constexpr std::uint64_t kYieldNs = 50'000'000;  ///< then sched_yield between polls
+  static constexpr std::uint64_t kSleepNs = 20'000;     ///< then nanosleep this long between polls
+  static constexpr std::uint64_t kCheckNs = 5'000'000;  ///< liveness check period
+
+  /// More ranks on this node than CPUs: yield at once instead of spinning on the core a peer needs.
+  static void set_oversubscribed(bool on) { oversubscribed() = on; }
+
+  /// Called after a poll that found nothing; returns true when a liveness check is due.
+  bool idle() {
+    if (oversubscribed() && phase_ == 0) phase_ = 1;
+    if ((++polls_ & 63U) != 0 && phase_ == 0) return false;
+    std::uint64_t now = monotonic_ns();
+    if (start_ == 0) start_ = last_check_ = now;
+    std::uint64_t waited = now - start_;
+    if (waited >= kYieldNs) {
+      timespec ts{0, long(kSleepNs)};
+      nanosleep(&ts, nullptr);
+      phase_ = 2;
+    } else if (waited >= kSpinNs || phase_ == 1) {
+      sched_yield();
+      phase_ = 1;
+    }
+    if (now - last_check_ >= kCheckNs) {
+      last_check_ = now;
+      return true;
+    }
+    return false;
+  }
+  /// Something happened: spin again.
+  void reset() {
+    polls_ = 0;
+    phase_ = 0;
+    start_ = 0;
+  }
+
+ private:
+  static bool& oversubscribed() {
+    static bool value = false;
+    return value;
+  }
+  std::uint32_t polls_ = 0;
+  int phase_ = 0;
+  std::uint64_t start_ = 0;
+  std::uint64_t last_check_ = 0;
+};
+
+}  // namespace takyon::mpi

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+// The point-to-point engine: protocols, matching glue and progress (see engine.hpp).
+#include "pt2pt/engine.hpp"
+
+#include <signal.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace takyon::mpi {
+namespace {
+
+std::uint64_t read_u64(const shm::CellHeader* cell) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, reinterpret_cast<const char*>(cell + 1), sizeof v);
+  return v;
+}
+
+void write_u64(shm::CellHeader* cell, std::uint64_t v) { std::memcpy(reinterpret_cast<char*>(cell + 1), &v, sizeof v); }
+
+/// A process that has exited but not been reaped yet still answers kill(pid, 0).
+bool is_zombie(int pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return false;
+  char buf[256] = {};
+  std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const char* close_paren = std::strrchr(buf, ')');  // "pid (comm) S ..."
+  return n > 0 && close_paren != nullptr && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
+}  // namespace
+
+Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes, std::vector<int> pids)
+    : rank_(rank), size_(size), layout_(layout), peers_(std::size_t(size)) {
+  void* mine = inboxes[std::size_t(rank)];
+  my_header_ = static_cast<shm::InboxHeader*>(mine);
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    remote_.push_back(r);
+    Peer& p = peers_[std::size_t(r)];
+    void* theirs = inboxes[std::size_t(r)];
+    p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells, layout.cell_bytes);
+    p.in = shm::RingConsumer(layout.cells(mine, r), layout.control(mine, r), layout.ncells, layout.cell_bytes);
+    p.bulk_out = shm::BulkProducer(layout.slots(theirs, rank), layout.chunks(theirs, rank), layout.nchunks,
+                                   layout.chunk_bytes);
+    p.bulk_in = shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
+    p.header = static_cast<const shm::InboxHeader*>(theirs);
+    p.pid = pids[std::size_t(r)];
+  }
+}
+
+Engine::~Engine() = default;
+
+void Engine::complete(Request* r) {
+  r->complete = true;
+  if (r->freed) {
+    r->active = false;
+    pool_.release(r);
+  }
+}
+
+void Engine::free_request(Request* r) {
+  if (r->complete || !r->active) {
+    pool_.release(r);
+  } else {
+    r->freed = true;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending
+
+bool Engine::emit_message(Peer& p, Request* r) {
+  shm::CellHeader* cell = p.out.try_acquire();
+  if (cell == nullptr) return false;
+  cell->ctx = r->ctx;
+  cell->tag = r->tag;
+  cell->flags = 0;
+  if (r->bytes <= p.out.payload_capacity()) {
+    cell->kind = shm::CellKind::kEager;
+    cell->bytes = std::uint32_t(r->bytes);
+    if (r->bytes != 0) std::memcpy(reinterpret_cast<char*>(cell + 1), r->buf, r->bytes);
+    if (r->mode == SendMode::kSync) {
+      cell->flags = shm::kFlagSync;
+      cell->msg_id = p.next_msg_id++;
+      p.awaiting.emplace(cell->msg_id, r);
+      p.out.publish(cell);
+    } else {
+      p.out.publish(cell);
+      complete(r);
+    }
+  } else {
+    cell->kind = shm::CellKind::kRts;
+    cell->bytes = sizeof(std::uint64_t);
+    cell->msg_id = p.next_msg_id++;
+    write_u64(cell, r->bytes);
+    p.awaiting.emplace(cell->msg_id, r);
+    p.out.publish(cell);
+  }
+  return true;
+}
+
+bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std::size_t bytes) {
+  if (dest == rank_) return false;
+  Peer& p = peers_[std::size_t(dest)];
+  if (!p.pending.empty() || bytes > p.out.payload_capacity()) return false;
+  shm::CellHeader* cell = p.out.try_acquire();
+  if (cell == nullptr) return false;
+  cell->kind = shm::CellKind::kEager;
+  cell->flags = 0;
+  cell->ctx = ctx;
+  cell->tag = tag;
+  cell->bytes = std::uint32_t(bytes);
+  if (bytes != 0) std::memcpy(reinterpret_cast<char*>(cell + 1), buf, bytes);
+  p.out.publish(cell);
+  return true;
+}
+
+bool Engine::emit(Peer& p, int /*dest*/, const Outgoing& o) {
+  if (o.kind == Outgoing::Kind::kMessage) return emit_message(p, o.req);
+  shm::CellHeader* cell = p.out.try_acquire();
+  if (cell == nullptr) return false;
+  cell->kind = o.kind == Outgoing::Kind::kCts ? shm::CellKind::kCts : shm::CellKind::kAck;
+  cell->flags = 0;
+  cell->ctx = 0;
+  cell->tag = 0;
+  cell->msg_id = o.msg_id;
+  cell->bytes = sizeof(std::uint64_t);
+  write_u64(cell, o.bytes);
+  p.out.publish(cell);
+  return true;
+}
+
+void Engine::queue_or_emit(Peer& p, int dest, const Outgoing& o) {
+  if (!p.pending.empty() || !emit(p, dest, o)) p.pending.push_back(o);
+}
+
+void Engine::flush_pending(Peer& p, int dest) {
+  while (!p.pending.empty() && emit(p, dest, p.pending.front())) p.pending.pop_front();
+}
+
+void Engine::start_send(Request* r) {
+  r->active = true;
+  r->complete = false;
+  r->cancelled = false;
+  if (r->null_proc) {
+    complete(r);
+    return;
+  }
+  if (r->peer == rank_) {
+    send_to_self(r);
+    return;
+  }
+  Peer& p = peers_[std::size_t(r->peer)];
+  queue_or_emit(p, r->peer, Outgoing{Outgoing::Kind::kMessage, r, 0, 0});
+}
+
+void Engine::send_to_self(Request* r) {
+  if (Request* recv = posted_.match(r->ctx, rank_, r->tag)) {
+    deliver_eager(recv, rank_, r->tag, static_cast<const char*>(r->buf), r->bytes);
+    complete(r);
+    return;
+  }
+  auto u = std::make_unique<Unexpected>();
+  u->kind = Unexpected::Kind::kEager;
+  u->ctx = r->ctx;
+  u->source = rank_;
+  u->tag = r->tag;
+  u->bytes = r->bytes;
+  if (r->bytes != 0) {
+    u->data = std::make_unique_for_overwrite<char[]>(r->bytes);
+    std::memcpy(u->data.get(), r->buf, r->bytes);
+  }
+  if (r->mode == SendMode::kSync) {
+    u->self_sender = r;
+  }
+  unexpected_.add(std::move(u));
+  if (r->mode != SendMode::kSync) complete(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Receiving
+
+void Engine::deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes) {
+  std::size_t n = bytes;
+  r->truncated = bytes > r->bytes;
+  r->sent_bytes = bytes;
+  if (r->truncated) n = r->bytes;
+  if (n != 0) std::memcpy(r->buf, data, n);
+  r->status_source = source;
+  r->status_tag = tag;
+  r->status_bytes = n;
+  r->recv_state = RecvState::kMatched;
+  complete(r);
+}
+
+void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total) {
+  std::size_t wanted = total > r->bytes ? r->bytes : total;
+  r->truncated = total > r->bytes;
+  r->sent_bytes = total;
+  r->status_source = source;
+  r->status_tag = tag;
+  r->status_bytes = wanted;
+  r->recv_state = RecvState::kMatched;
+  r->rndv_total = wanted;
+  r->rndv_done = 0;
+  Peer& p = peers_[std::size_t(source)];
+  if (wanted != 0) p.streaming_in.push_back(r);
+  queue_or_emit(p, source, Outgoing{Outgoing::Kind::kCts, nullptr, msg_id, wanted});
+  if (wanted == 0) complete(r);
+}
+
+void Engine::match_unexpected(Request* r, std::unique_ptr<Unexpected> u) {
+  if (u->kind == Unexpected::Kind::kRts) {
+    start_rndv_recv(r, u->source, u->tag, u->msg_id, u->bytes);
+    return;
+  }
+  deliver_eager(r, u->source, u->tag, u->data.get(), u->bytes);
+  if (u->self_sender != nullptr) {
+    complete(u->self_sender);
+  } else if (u->sync) {
+    Peer& p = peers_[std::size_t(u->source)];
+    queue_or_emit(p, u->source, Outgoing{Outgoing::Kind::kAck, nullptr, u->msg_id, 0});
+  }
+}
+
+void Engine::start_recv(Request* r) {
+  r->active = true;
+  r->complete = false;
+  r->cancelled = false;
+  r->truncated = false;
+  if (r->null_proc) {
+    complete(r);
+    return;
+  }
+  if (auto u = unexpected_.take(r->ctx, r->peer, r->tag)) {
+    match_unexpected(r, std::move(u));
+    return;
+  }
+  r->recv_state = RecvState::kPosted;
+  posted_.post(r);
+}
+
+bool Engine::cancel_recv(Request* r) {
+  if (r->recv_state != RecvState::kPosted || !posted_.remove(r)) return false;
+  r->recv_state = RecvState::kIdle;
+  r->cancelled = true;
+  r->status_bytes = 0;
+  complete(r);
+  return true;
+}
+
+bool Engine::probe(int ctx, int source, int tag, ProbeResult& out) {
+  const Unexpected* u = unexpected_.find(ctx, source, tag);
+  if (u == nullptr) return false;
+  out.source = u->source;
+  out.tag = u->tag;
+  out.bytes = u->bytes;
+  return true;
+}
+
+void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
+  switch (cell->kind) {
+    case shm::CellKind::kEager: {
+      const char* data = reinterpret_cast<const char*>(cell + 1);
+      bool sync = (cell->flags & shm::kFlagSync) != 0;
+      if (Request* r = posted_.match(cell->ctx, source, cell->tag)) {
+        deliver_eager(r, source, cell->tag, data, cell->bytes);
+        if (sync) queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, cell->msg_id, 0});
+        return;
+      }
+      auto u = std::make_unique<Unexpected>();
+      u->kind = Unexpected::Kind::kEager;
+      u->ctx = cell->ctx;
+      u->source = source;
+      u->tag = cell->tag;
+      u->bytes = cell->bytes;
+      u->sync = sync;
+      u->msg_id = cell->msg_id;
+      if (cell->bytes != 0) {
+        u->data = std::make_unique_for_overwrite<char[]>(cell->bytes);
+        std::memcpy(u->data.get(), data, cell->bytes);
+      }
+      unexpected_.add(std::move(u));
+      return;
+    }
+    case shm::CellKind::kRts: {
+      std::size_t total = read_u64(cell);
+      if (Request* r = posted_.match(cell->ctx, source, cell->tag)) {
+        start_rndv_recv(r, source, cell->tag, cell->msg_id, total);
+        return;
+      }
+      auto u = std::make_unique<Unexpected>();
+      u->kind = Unexpected::Kind::kRts;
+      u->ctx = cell->ctx;
+      u->source = source;
+      u->tag = cell->tag;
+      u->bytes = total;
+      u->msg_id = cell->msg_id;
+      unexpected_.add(std::move(u));
+      return;
+    }
+    case shm::CellKind::kCts: {
+      auto it = p.awaiting.find(cell->msg_id);
+      if (it == p.awaiting.end()) return;  // cannot happen with a well-behaved peer
+      Request* r = it->second;
+      p.awaiting.erase(it);
+      r->rndv_total = read_u64(cell);
+      r->rndv_done = 0;
+      if (r->rndv_total == 0) {
+        complete(r);
+      } else {
+        p.streaming_out.push_back(r);
+      }
+      return;
+    }
+    case shm::CellKind::kAck: {
+      auto it = p.awaiting.find(cell->msg_id);
+      if (it == p.awaiting.end()) return;
+      Request* r = it->second;
+      p.awaiting.erase(it);
+      complete(r);
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress
+
+bool Engine::pump_streams(Peer& p) {
+  bool moved = false;
+  while (!p.streaming_out.empty()) {
+    Request* r = p.streaming_out.front();
+    std::size_t n = p.bulk_out.push(static_cast<const char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done);
+    if (n == 0) break;
+    moved = true;
+    r->rndv_done += n;
+    if (r->rndv_done < r->rndv_total) break;
+    p.streaming_out.pop_front();
+    complete(r);
+  }
+  while (!p.streaming_in.empty()) {
+    Request* r = p.streaming_in.front();
+    std::size_t n = p.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done);
+    if (n == 0) break;
+    moved = true;
+    r->rndv_done += n;
+    if (r->rndv_done < r->rndv_total) break;
+    p.streaming_in.pop_front();
+    complete(r);
+  }
+  return moved;
+}
+
+bool Engine::progress() {
+  bool moved = false;
+  for (int source : remote_) {
+    Peer& p = peers_[std::size_t(source)];
+    while (const shm::CellHeader* cell = p.in.peek()) {
+      handle_cell(p, source, cell);
+      p.in.release();
+      moved = true;
+    }
+    if (!p.pending.empty()) {
+      std::size_t before = p.pending.size();
+      flush_pending(p, source);
+      moved = moved || p.pending.size() != before;
+    }
+    if (!p.streaming_out.empty() || !p.streaming_in.empty()) moved = pump_streams(p) || moved;
+  }
+  return moved;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Liveness
+
+void Engine::check_peers() const {
+  for (int r : remote_) {
+    const Peer& p = peers_[std::size_t(r)];
+    if (p.header->finalized.load(std::memory_order_acquire) != 0) continue;
+    if ((kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid)) {
+      throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.pid) +
+                        ") exited without calling MPI_Finalize");
+    }
+  }
+}
+
+bool Engine::has_pending_output() const {
+  for (int r : remote_) {
+    if (!peers_[std::size_t(r)].pending.empty()) return true;
+  }
+  return false;
+}
+
+void Engine::mark_finalized() { my_header_->finalized.store(1, std::memory_order_release); }
+
+}  // namespace takyon::mpi

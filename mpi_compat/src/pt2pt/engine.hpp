@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// The point-to-point engine of one rank: node-local channels (an SPSC ring and a bulk pipeline per
+// peer and direction), the eager / rendezvous / synchronous protocols, matching and progress.
+// Single-threaded: only the MPI thread calls it (MPI_THREAD_FUNNELED).
+//
+// Protocols (peer = another rank on the node; self-sends go through the unexpected queue directly):
+//   eager  (bytes <= cell payload): one cell with envelope + data; matched against posted receives
+//          when it is polled, else copied to the heap (the ring never waits for a receive).
+//   sync   eager with kFlagSync; the receiver answers kAck when it matches (MPI_Ssend).
+//   rndv   kRts (envelope, size) -> the receiver matches and answers kCts (bytes wanted) -> the
+//          sender streams the data through the pair's bulk pipeline in kCts order.
+// Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
+// behind it, keeping order) while progress keeps draining this rank's own inbox.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pt2pt/backoff.hpp"
+#include "pt2pt/matching.hpp"
+#include "pt2pt/request.hpp"
+#include "shm/bulk.hpp"
+#include "shm/ring.hpp"
+
+namespace takyon::mpi {
+
+/// A peer failed (died without MPI_Finalize): the message names the rank.
+class PeerFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What Engine::probe found.
+struct ProbeResult {
+  int source = 0;  ///< world rank
+  int tag = 0;
+  std::size_t bytes = 0;
+};
+
+class Engine {
+ public:
+  /// `inboxes[r]` is rank r's mapped inbox (inboxes[rank] this rank's own); all use `layout`.
+  /// `pids[r]` is rank r's process id (liveness checks).
+  Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes, std::vector<int> pids);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  ~Engine();
+
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+  RequestPool& requests() { return pool_; }
+
+  /// Blocking-send fast path: if the message is eager, goes to another rank, nothing is queued before
+  /// it and the ring has room, writes it and returns true (no request needed); else returns false.
+  bool try_send_eager_now(int dest, int ctx, int tag, const void* buf, std::size_t bytes);
+  /// Starts a filled-in send / receive request (null_proc ones complete at once).
+  void start_send(Request* r);
+  void start_recv(Request* r);
+  /// Polls every channel once; returns whether anything moved.
+  bool progress();
+  /// Cancels a receive not yet matched; returns whether it was cancelled.
+  bool cancel_recv(Request* r);
+  /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
+  bool probe(int ctx, int source, int tag, ProbeResult& out);
+  /// Releases `r` now if it is complete, else marks it to be released when it completes.
+  void free_request(Request* r);
+
+  /// Progresses until done() holds; throws PeerFailure if a peer dies meanwhile.
+  template <class Done>
+  void wait_until(const Done& done) {
+    Backoff backoff;
+    while (!done()) {
+      if (progress()) {
+        backoff.reset();
+      } else if (backoff.idle()) {
+        check_peers();
+      }
+    }
+  }
+  /// Throws PeerFailure naming the first peer that exited without MPI_Finalize.
+  void check_peers() const;
+  /// Whether control messages or sends still wait for ring space.
+  [[nodiscard]] bool has_pending_output() const;
+  /// Marks this rank finalized in its inbox (peers will not treat its exit as a failure).
+  void mark_finalized();
+
+ private:
+  struct Outgoing {
+    enum class Kind : std::uint8_t { kMessage, kCts, kAck } kind;
+    Request* req;          ///< kMessage: the send
+    std::uint32_t msg_id;  ///< kCts / kAck: the sender's id
+    std::uint64_t bytes;   ///< kCts: bytes the receiver wants
+  };
+  struct Peer {
+    shm::RingProducer out;
+    shm::RingConsumer in;
+    shm::BulkProducer bulk_out;
+    shm::BulkConsumer bulk_in;
+    std::deque<Outgoing> pending;                      ///< waiting for ring space, in order
+    std::deque<Request*> streaming_out;                ///< cleared sends, in kCts order
+    std::deque<Request*> streaming_in;                 ///< cleared receives, in kCts order
+    std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
+    std::uint32_t next_msg_id = 1;
+    const shm::InboxHeader* header = nullptr;
+    int pid = 0;
+  };
+
+  bool emit(Peer& p, int dest, const Outgoing& o);
+  bool emit_message(Peer& p, Request* r);
+  void flush_pending(Peer& p, int dest);
+  void queue_or_emit(Peer& p, int dest, const Outgoing& o);
+  void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
+  void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
+  void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total);
+  void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);
+  void send_to_self(Request* r);
+  void complete(Request* r);
+  bool pump_streams(Peer& p);
+
+  int rank_;
+  int size_;
+  shm::InboxLayout layout_;
+  std::vector<Peer> peers_;
+  std::vector<int> remote_;  ///< ranks other than this one
+  PostedQueue posted_;
+  UnexpectedQueue unexpected_;
+  RequestPool pool_;
+  shm::InboxHeader* my_header_;
+};
+
+}  // namespace takyon::mpi

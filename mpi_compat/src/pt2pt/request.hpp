@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// A point-to-point operation in flight: what MPI_Request points to. Requests come from a pool
+// (no allocation per message); a magic word lets the API reject handles that are not live requests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace takyon::mpi {
+
+inline constexpr int kAnySource = -1;  ///< engine-level wildcards (the API maps MPI_ANY_*)
+inline constexpr int kAnyTag = -1;
+
+enum class RequestKind : std::uint8_t { kSend, kRecv };
+enum class SendMode : std::uint8_t { kStandard, kSync, kReady, kBuffered };
+/// Where a receive stands (posted -> matched -> complete); cancel works only while kPosted.
+enum class RecvState : std::uint8_t { kIdle, kPosted, kMatched };
+
+struct Request {
+  static constexpr std::uint32_t kMagic = 0x5245514dU;  // "REQM"
+  std::uint32_t magic = 0;
+
+  // --- the operation (set by the API before Engine::start_*) ---
+  RequestKind kind = RequestKind::kSend;
+  SendMode mode = SendMode::kStandard;
+  bool persistent = false;
+  bool null_proc = false;  ///< MPI_PROC_NULL: completes at once with an empty status
+  void* buf = nullptr;
+  std::size_t bytes = 0;   ///< send: message size; receive: buffer capacity
+  int peer = 0;            ///< world rank; receives: or kAnySource
+  int tag = 0;             ///< receives: or kAnyTag
+  int ctx = 0;             ///< communicator context id
+  const void* comm = nullptr;      ///< the API's communicator (for error handlers and status ranks)
+  const void* datatype = nullptr;  ///< the API's datatype handle (for MPI_Get_count)
+  std::unique_ptr<char[]> owned;   ///< MPI_Bsend: the request owns a copy of the data
+
+  // --- state ---
+  bool active = false;    ///< started and not yet returned by Wait/Test
+  bool complete = false;
+  bool freed = false;     ///< MPI_Request_free while active: released when it completes
+  bool cancelled = false;
+  bool truncated = false;
+  RecvState recv_state = RecvState::kIdle;
+  int status_source = 0;  ///< world rank
+  int status_tag = 0;
+  std::size_t status_bytes = 0;
+  std::size_t sent_bytes = 0;  ///< receives: the size of the matched message (truncation messages)
+
+  // --- engine private ---
+  Request* prev = nullptr;  ///< posted-receive queue links
+  Request* next = nullptr;
+  std::uint32_t msg_id = 0;
+  std::size_t rndv_total = 0;  ///< rendezvous: bytes to move through the bulk pipeline
+  std::size_t rndv_done = 0;
+};
+
+/// Hands out Requests from blocks; single-threaded (the MPI thread).
+class RequestPool {
+ public:
+  RequestPool() = default;
+  RequestPool(const RequestPool&) = delete;
+  RequestPool& operator=(const RequestPool&) = delete;
+
+  Request* acquire();
+  void release(Request* r);
+  /// Whether `p` points to a live request from this pool (checked without touching foreign memory).
+  [[nodiscard]] bool owns_live(const void* p) const;
+  [[nodiscard]] std::size_t live() const { return live_; }
+
+ private:
+  static constexpr std::size_t kBlock = 256;
+  std::vector<std::unique_ptr<Request[]>> blocks_;
+  std::vector<Request*> free_;
+  std::size_t live_ = 0;
+};
+
+}  // namespace takyon::mpi

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// MPI_Init / MPI_Finalize / MPI_Abort state (see runtime.hpp).
+//
+// Init: bootstrap -> allgather (host, boot id, pid) -> every rank on this host? -> create my inbox
+// -> barrier -> map every peer's inbox -> barrier -> unlink mine (a crash leaves no file behind).
+#include "runtime.hpp"
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "bootstrap.hpp"
+#include "errors.hpp"
+#include "mpi.h"
+#include "shm/layout.hpp"
+#include "shm/segment.hpp"
+
+namespace takyon::mpi {
+namespace detail {
+Engine* g_engine = nullptr;
+}  // namespace detail
+
+namespace {
+
+struct Runtime {
+  std::unique_ptr<Bootstrap> boot;
+  std::vector<shm::Segment> inboxes;  ///< indexed by rank; [rank] is this rank's own
+  std::unique_ptr<Engine> engine;
+  int thread_level = MPI_THREAD_SINGLE;
+  pthread_t main_thread{};
+  int rank = -1;
+  int size = 0;
+  std::string job_id;
+};
+
+Runtime* g_rt = nullptr;
+bool g_finalized = false;
+bool g_initialized_ever = false;
+
+std::string host_identity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string boot_id;
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::getline(in, boot_id);
+  return std::string(host) + "\n" + boot_id;
+}
+
+struct PeerRecord {
+  std::string host;
+  std::string boot_id;
+  int pid = 0;
+};
+
+PeerRecord parse_record(const std::string& s) {
+  PeerRecord r;
+  std::istringstream in(s);
+  std::getline(in, r.host);
+  std::getline(in, r.boot_id);
+  std::string pid;
+  std::getline(in, pid);
+  r.pid = std::atoi(pid.c_str());
+  return r;
+}
+
+void check_provider() {
+  const char* p = std::getenv("TAKYON_MPI_PROVIDER");
+  if (p == nullptr || *p == '\0' || std::string(p) == "shm") return;
+  fail(MPI_ERR_OTHER, "MPI_Init",
+       std::string("TAKYON_MPI_PROVIDER=") + p +
+           ": only 'shm' (the node-local shared-memory channel) is implemented; channels over Takyon paths "
+           "(InterProcessMemcpy, InterProcessSocket, Ucx) are not yet");
+}
+
+std::string inbox_name(const std::string& job_id, int rank) {
+  return "/takyon-mpi-" + job_id + "-" + std::to_string(rank);
+}
+
+/// Removes the names of every rank's inbox (mappings stay valid). Any rank that gets past the
+/// second init barrier, or aborts, does this, so a job killed around MPI_Init leaves no file.
+void unlink_all_inboxes(const std::string& job_id, int size) {
+  for (int r = 0; r < size; ++r) shm_unlink(inbox_name(job_id, r).c_str());
+}
+
+}  // namespace
+
+int runtime_init(int required) {
+  if (g_rt != nullptr || g_finalized) {
+    fail(MPI_ERR_OTHER, "MPI_Init", g_finalized ? "called after MPI_Finalize" : "called twice");
+  }
+  check_provider();
+  auto rt = std::make_unique<Runtime>();
+  try {
+    rt->boot = make_bootstrap();
+  } catch (const BootstrapError& e) {
+    fail(MPI_ERR_OTHER, "MPI_Init", std::string("bootstrap failed: ") + e.what());
+  }
+  const JobInfo& job = rt->boot->job();
+  rt->rank = job.rank;
+  rt->size = job.size;
+  rt->job_id = job.job_id;
+  try {
+    std::string me = host_identity() + "\n" + std::to_string(getpid());
+    std::vector<std::string> all = rt->boot->allgather(me);
+    PeerRecord mine = parse_record(me);
+    std::vector<int> pids(std::size_t(job.size));
+    for (int r = 0; r < job.size; ++r) {
+      PeerRecord p = parse_record(all[std::size_t(r)]);
+      if (p.host != mine.host || p.boot_id != mine.boot_id) {
+        fail(MPI_ERR_OTHER, "MPI_Init",
+             "rank " + std::to_string(r) + " is on another host (" + p.host +
+                 "): off-node channels (Ucx) are not implemented yet");
+      }
+      pids[std::size_t(r)] = p.pid;
+    }
+
+    shm::InboxLayout layout = shm::InboxLayout::for_ranks(std::uint32_t(job.size));
+    rt->inboxes.resize(std::size_t(job.size));
+    shm::Segment& own = rt->inboxes[std::size_t(job.rank)];
+    own = shm::Segment::create(inbox_name(job.job_id, job.rank), layout.total_bytes());
+    auto* header = static_cast<shm::InboxHeader*>(own.data());
+    header->nranks = layout.nranks;
+    header->ncells = layout.ncells;
+    header->cell_bytes = layout.cell_bytes;
+    header->nchunks = layout.nchunks;
+    header->chunk_bytes = layout.chunk_bytes;
+    header->owner_pid = getpid();
+    header->magic = shm::kInboxMagic;  // peers read it after the bootstrap barrier below
+    if (job.size > 1) rt->boot->barrier();
+    std::vector<void*> bases(std::size_t(job.size));
+    for (int r = 0; r < job.size; ++r) {
+      if (r != job.rank) {
+        rt->inboxes[std::size_t(r)] = shm::Segment::open(inbox_name(job.job_id, r));
+        const auto* h = static_cast<const shm::InboxHeader*>(rt->inboxes[std::size_t(r)].data());
+        if (rt->inboxes[std::size_t(r)].size() != layout.total_bytes() || h->magic != shm::kInboxMagic) {
+          fail(MPI_ERR_INTERN, "MPI_Init", "rank " + std::to_string(r) + "'s inbox " +
+                                               rt->inboxes[std::size_t(r)].name() + " has an unexpected layout");
+        }
+      }
+      bases[std::size_t(r)] = rt->inboxes[std::size_t(r)].data();
+    }
+    if (job.size > 1) rt->boot->barrier();
+    own.unlink();
+    unlink_all_inboxes(job.job_id, job.size);
+    rt->engine = std::make_unique<Engine>(job.rank, job.size, layout, std::move(bases), std::move(pids));
+  } catch (const BootstrapError& e) {
+    fail(MPI_ERR_OTHER, "MPI_Init", std::string("bootstrap (") + job.launcher + "): " + e.what());
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const MpiError*>(&e) != nullptr) throw;
+    fail(MPI_ERR_OTHER, "MPI_Init", e.what());
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  Backoff::set_oversubscribed(cpus > 0 && job.local_size > cpus);
+  rt->thread_level = required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : required;
+  if (rt->thread_level < MPI_THREAD_SINGLE) rt->thread_level = MPI_THREAD_SINGLE;
+  rt->main_thread = pthread_self();
+  detail::g_engine = rt->engine.get();
+  g_rt = rt.release();
+  g_initialized_ever = true;
+  return g_rt->thread_level;
+}
+
+void runtime_finalize() {
+  if (g_rt == nullptr) fail(MPI_ERR_OTHER, "MPI_Finalize", g_finalized ? "called twice" : "called before MPI_Init");
+  std::unique_ptr<Runtime> rt(g_rt);
+  // Let control messages queued for peers (kCts, kAck) go out while the peers still read them.
+  std::uint64_t until = monotonic_ns() + 100'000'000ULL;
+  while (rt->engine->has_pending_output() && monotonic_ns() < until) rt->engine->progress();
+  rt->engine->mark_finalized();
+  try {
+    rt->boot->barrier();
+    rt->boot->finalize();
+  } catch (const BootstrapError& e) {
+    g_rt = nullptr;
+    detail::g_engine = nullptr;
+    g_finalized = true;
+    fail(MPI_ERR_OTHER, "MPI_Finalize", std::string("bootstrap: ") + e.what());
+  }
+  g_rt = nullptr;
+  detail::g_engine = nullptr;
+  g_finalized = true;
+}
+
+void abort_job(int code, const std::string& why) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (g_rt != nullptr) {
+    unlink_all_inboxes(g_rt->job_id, g_rt->size);
+    g_rt->boot->abort(code, why);
+  }
+  _exit(code);
+}
+
+bool runtime_active() { return g_rt != nullptr; }
+bool runtime_finalized() { return g_finalized; }
+bool runtime_initialized_ever() { return g_initialized_ever; }
+int thread_level() { return g_rt != nullptr ? g_rt->thread_level : MPI_THREAD_SINGLE; }
+bool is_thread_main() { return g_rt != nullptr && pthread_equal(pthread_self(), g_rt->main_thread) != 0; }
+int world_rank_or_minus1() { return g_rt != nullptr ? g_rt->rank : -1; }
+
+}  // namespace takyon::mpi

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// The inbox segment every rank creates in /dev/shm: what lies where, shared by producer and consumer.
+//
+//   InboxHeader                                      (one cache line: geometry, owner pid, flags)
+//   RingControl[nranks]                              (one line each: the consumer's count)
+//   cells[nranks][ncells] of cell_bytes              (one SPSC ring per source rank)
+//   BulkSlot[nranks][nchunks] + chunks of chunk_bytes (one rendezvous pipeline per source rank)
+//
+// A cell's first cache line holds the sequence word, the envelope and the first kInlineBytes of the
+// payload, so a message of up to 40 bytes is one cache line written by the sender, read by the receiver.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace takyon::mpi::shm {
+
+inline constexpr std::size_t kCacheLine = 64;
+inline constexpr std::uint64_t kInboxMagic = 0x54414b594f4e4d31ULL;  // "TAKYONM1"
+
+/// What a cell carries (CellHeader::kind).
+enum class CellKind : std::uint8_t {
+  kEager = 1,  ///< envelope + the whole payload in the cell
+  kRts = 2,    ///< rendezvous request: envelope, total bytes (in the payload), msg_id
+  kCts = 3,    ///< clear to send (receiver -> sender): msg_id, bytes wanted (in the payload)
+  kAck = 4,    ///< synchronous-send acknowledgement (receiver -> sender): msg_id
+};
+
+/// CellHeader::flags
+inline constexpr std::uint8_t kFlagSync = 1;  ///< the sender wants a kAck once the message is matched
+
+struct CellHeader {
+  std::atomic<std::uint32_t> seq;  ///< producer's count + 1, stored last (release)
+  CellKind kind;
+  std::uint8_t flags;
+  std::uint16_t reserved;
+  std::int32_t ctx;
+  std::int32_t tag;
+  std::uint32_t bytes;   ///< eager: payload bytes; others: payload bytes of the control data
+  std::uint32_t msg_id;  ///< sender's id for kRts / kFlagSync; echoed in kCts / kAck
+};
+static_assert(sizeof(CellHeader) == 24);
+inline constexpr std::size_t kInlineBytes = kCacheLine - sizeof(CellHeader);
+
+struct alignas(kCacheLine) RingControl {
+  std::atomic<std::uint32_t> consumed;  ///< cells the consumer has finished with
+};
+
+struct alignas(kCacheLine) BulkSlot {
+  std::atomic<std::uint64_t> filled;  ///< 0: free; else bytes in the chunk (set by the producer)
+};
+
+struct alignas(kCacheLine) InboxHeader {
+  std::uint64_t magic;
+  std::uint32_t nranks;
+  std::uint32_t ncells;       ///< per ring, a power of two
+  std::uint32_t cell_bytes;   ///< multiple of kCacheLine
+  std::uint32_t nchunks;      ///< per bulk pipeline
+  std::uint32_t chunk_bytes;  ///< multiple of 4096
+  std::int32_t owner_pid;
+  std::atomic<std::uint32_t> finalized;  ///< the owner called MPI_Finalize (its exit is no failure)
+};
+
+/// Where everything lies in one inbox, computed alike by its owner and by every peer.
+struct InboxLayout {
+  std::uint32_t nranks = 0;
+  std::uint32_t ncells = 0;
+  std::uint32_t cell_bytes = 0;
+  std::uint32_t nchunks = 0;
+  std::uint32_t chunk_bytes = 0;
+
+  [[nodiscard]] std::size_t controls_offset() const { return sizeof(InboxHeader); }
+  [[nodiscard]] std::size_t cells_offset() const {
+    return controls_offset() + std::size_t{nranks} * sizeof(RingControl);
+  }
+  [[nodiscard]] std::size_t ring_bytes() const { return std::size_t{ncells} * cell_bytes; }
+  [[nodiscard]] std::size_t slots_offset() const { return cells_offset() + std::size_t{nranks} * ring_bytes(); }
+  [[nodiscard]] std::size_t chunks_offset() const {
+    std::size_t end = slots_offset() + std::size_t{nranks} * nchunks * sizeof(BulkSlot);
+    return (end + 4095) & ~std::size_t{4095};
+  }
+  [[nodiscard]] std::size_t bulk_bytes() const { return std::size_t{nchunks} * chunk_bytes; }
+  [[nodiscard]] std::size_t total_bytes() const { return chunks_offset() + std::size_t{nranks} * bulk_bytes(); }
+
+  [[nodiscard]] RingControl* control(void* base, int src) const {
+    return reinterpret_cast<RingControl*>(static_cast<char*>(base) + controls_offset()) + src;
+  }
+  [[nodiscard]] char* cells(void* base, int src) const {
+    return static_cast<char*>(base) + cells_offset() + std::size_t(src) * ring_bytes();
+  }
+  [[nodiscard]] BulkSlot* slots(void* base, int src) const {
+    return reinterpret_cast<BulkSlot*>(static_cast<char*>(base) + slots_offset()) + std::size_t(src) * nchunks;
+  }
+  [[nodiscard]] char* chunks(void* base, int src) const {
+    return static_cast<char*>(base) + chunks_offset() + std::size_t(src) * bulk_bytes();
+  }
+
+  /// The geometry for `nranks` ranks on the node, sized down so an inbox stays near 64 MiB at most.
+  static InboxLayout for_ranks(std::uint32_t nranks);
+};
+
+}  // namespace takyon::mpi::shm

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: MIT
+# takyon_mpi_program(<name> SOURCE <file.c> NP <n>... [EXPECT ok|fail|rc=<n>] [NO_COMPARE] [LAUNCHERS ...])
+#
+# Builds an MPI test program twice, against libtakyon_mpi (target mpi_test_<name>) and, when Open
+# MPI's mpicc is found, with it (custom command), then registers one ctest per launcher and np:
+#   mpi.<group>.<name>.takyon-run.np<N>   ${CMAKE_BINARY_DIR}/bin/takyon-run -n N
+#   mpi.<group>.<name>.mpirun.np<N>       mpirun --oversubscribe -np N (libtakyon_mpi bootstraps via PMIx)
+#   mpi.<group>.<name>.srun.np<N>         ${TAKYON_SLURM_SRUN} --mpi=pmix -n N (fixture takyon_slurm)
+#   mpi.<group>.<name>.compare.np<N>      takyon-run's output == the Open MPI build's under mpirun
+# EXPECT says how a run must end (default ok; compare tests exist only for ok programs).
+include_guard(GLOBAL)
+
+find_program(TAKYON_OMPI_MPICC NAMES mpicc DOC "Open MPI's mpicc (builds the comparison programs)")
+find_program(TAKYON_OMPI_MPIRUN NAMES mpirun DOC "Open MPI's mpirun (runs libtakyon_mpi programs through PMIx)")
+if(NOT TAKYON_OMPI_MPICC OR NOT TAKYON_OMPI_MPIRUN)
+  message(STATUS "tests/mpi: Open MPI's mpicc/mpirun not found: no mpirun runs, no comparison with Open MPI")
+endif()
+set(TAKYON_MPI_RUN_PROGRAM ${CMAKE_CURRENT_LIST_DIR}/run_mpi_program.sh)
+# libpmix leaks a few bytes at init (tests/mpi/launch's suppressions): PMIx-launched runs use them.
+set(TAKYON_MPI_PMIX_TEST_ENVIRONMENT ${TAKYON_TEST_ENVIRONMENT}
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/launch/lsan_pmix.supp)
+
+function(takyon_mpi_program name)
+  cmake_parse_arguments(ARG "NO_COMPARE" "SOURCE;EXPECT;GROUP" "NP;LAUNCHERS" ${ARGN})
+  if(NOT ARG_EXPECT)
+    set(ARG_EXPECT ok)
+  endif()
+  if(NOT ARG_GROUP)
+    set(ARG_GROUP p2p)
+  endif()
+  if(NOT ARG_LAUNCHERS)
+    set(ARG_LAUNCHERS takyon-run mpirun srun)
+  endif()
+  get_property(have_pmix GLOBAL PROPERTY TAKYON_MPI_HAVE_PMIX)
+  set(src ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SOURCE})
+  set(target mpi_test_${name})
+  add_executable(${target} ${src})
+  target_link_libraries(${target} PRIVATE takyon_mpi)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/programs)
+  add_dependencies(${target} takyon-run)
+
+  set(ompi_prog "")
+  if(TAKYON_OMPI_MPICC AND NOT ARG_NO_COMPARE AND ARG_EXPECT STREQUAL "ok")
+    set(ompi_prog ${CMAKE_CURRENT_BINARY_DIR}/ompi/${target})
+    add_custom_command(OUTPUT ${ompi_prog}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/ompi
+      COMMAND ${TAKYON_OMPI_MPICC} -O2 -std=c99 -I${CMAKE_CURRENT_SOURCE_DIR}/programs ${src} -o ${ompi_prog}
+      DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/programs/test_util.h
+      COMMENT "Building ${target} with Open MPI's mpicc" VERBATIM)
+    add_custom_target(${target}_ompi ALL DEPENDS ${ompi_prog})
+  endif()
+
+  set(run ${TAKYON_MPI_RUN_PROGRAM} run ${ARG_EXPECT} --)
+  foreach(np IN LISTS ARG_NP)
+    set(base mpi.${ARG_GROUP}.${name})
+    if("takyon-run" IN_LIST ARG_LAUNCHERS)
+      add_test(NAME ${base}.takyon-run.np${np} COMMAND ${run} ${CMAKE_BINARY_DIR}/bin/takyon-run -n ${np} $<TARGET_FILE:${target}>)
+      set_tests_properties(${base}.takyon-run.np${np} PROPERTIES LABELS mpi TIMEOUT 60 ENVIRONMENT "${TAKYON_TEST_ENVIRONMENT}")
+    endif()
+    if("mpirun" IN_LIST ARG_LAUNCHERS AND TAKYON_OMPI_MPIRUN AND have_pmix)
+      add_test(NAME ${base}.mpirun.np${np}
+               COMMAND ${run} ${TAKYON_OMPI_MPIRUN} --allow-run-as-root --oversubscribe -np ${np} $<TARGET_FILE:${target}>)
+      set_tests_properties(${base}.mpirun.np${np} PROPERTIES LABELS mpi TIMEOUT 60
+                           ENVIRONMENT "${TAKYON_MPI_PMIX_TEST_ENVIRONMENT}")
+    endif()
+    if("srun" IN_LIST ARG_LAUNCHERS AND TAKYON_SLURM_SRUN AND have_pmix)
+      add_test(NAME ${base}.srun.np${np}
+               COMMAND ${run} ${TAKYON_SLURM_SRUN} --mpi=pmix -n ${np} --overcommit $<TARGET_FILE:${target}>)
+      set_tests_properties(${base}.srun.np${np} PROPERTIES LABELS mpi TIMEOUT 60 FIXTURES_REQUIRED takyon_slurm
+                           ENVIRONMENT "${TAKYON_MPI_PMIX_TEST_ENVIRONMENT}")
+    endif()
+    if(ompi_prog)
+      add_test(NAME ${base}.compare.np${np}
+               COMMAND ${TAKYON_MPI_RUN_PROGRAM} compare ${np} ${CMAKE_BINARY_DIR}/bin/takyon-run $<TARGET_FILE:${target}>
+                       ${TAKYON_OMPI_MPIRUN} ${ompi_prog})
+      set_tests_properties(${base}.compare.np${np} PROPERTIES LABELS mpi TIMEOUT 60 ENVIRONMENT "${TAKYON_TEST_ENVIRONMENT}")
+    endif()
+  endforeach()
+endfunction()
