@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 // MPI_Init / MPI_Finalize / MPI_Abort state (see runtime.hpp).
 //
-// Init: bootstrap -> allgather (host, boot id, pid) -> every rank on this host? -> create my inbox
-// -> barrier -> map every peer's inbox -> barrier -> unlink mine (a crash leaves no file behind).
+// Init: bootstrap -> allgather (host, boot id, pid) -> which peers use shm inboxes (same host, no
+// forced provider) -> create my inbox -> barrier -> map those peers' inboxes -> barrier -> unlink mine
+// (a crash leaves no file behind) -> if any pair needs a Takyon path: allgather (ID base, Ucx server
+// address and ports) -> barrier -> create my paths in ascending peer order -> barrier.
+// Every rank creates its paths in the order of the pairs (lower rank, higher rank), and takyonCreate
+// waits for its peer, so the smallest unfinished pair always has both ends waiting on it: no deadlock.
 #include "runtime.hpp"
 
 #include <pthread.h>
@@ -13,12 +17,15 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "bootstrap.hpp"
 #include "errors.hpp"
 #include "mpi.h"
+#include "path/provider.hpp"
 #include "shm/layout.hpp"
 #include "shm/segment.hpp"
 
@@ -44,13 +51,14 @@ Runtime* g_rt = nullptr;
 bool g_finalized = false;
 bool g_initialized_ever = false;
 
-std::string host_identity() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+std::string host_identity(int rank) {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  std::string host = host_name_for_locality(buf, rank);
   std::string boot_id;
   std::ifstream in("/proc/sys/kernel/random/boot_id");
   std::getline(in, boot_id);
-  return std::string(host) + "\n" + boot_id;
+  return host + "\n" + boot_id;
 }
 
 struct PeerRecord {
@@ -70,13 +78,56 @@ PeerRecord parse_record(const std::string& s) {
   return r;
 }
 
-void check_provider() {
-  const char* p = std::getenv("TAKYON_MPI_PROVIDER");
-  if (p == nullptr || *p == '\0' || std::string(p) == "shm") return;
-  fail(MPI_ERR_OTHER, "MPI_Init",
-       std::string("TAKYON_MPI_PROVIDER=") + p +
-           ": only 'shm' (the node-local shared-memory channel) is implemented; channels over Takyon paths "
-           "(InterProcessMemcpy, InterProcessSocket, Ucx) are not yet");
+ProviderChoice check_provider() {
+  try {
+    return provider_from_env();
+  } catch (const std::invalid_argument& e) {
+    fail(MPI_ERR_OTHER, "MPI_Init", e.what());
+  }
+}
+
+/// Creates this rank's paths (needs_path[r]) in ascending peer order and hands them to the engine.
+void create_paths(Bootstrap& boot, Engine& engine, const ProviderChoice& choice,
+                  const std::vector<bool>& needs_path, int rank, int size) {
+  PathRendezvous mine;
+  std::random_device rd;
+  mine.id_base = std::uint32_t(rd());
+  mine.ports.assign(std::size_t(size), 0);
+  if (choice.forced.empty()) {
+    mine.ip = local_ucx_ip();
+    for (int r = rank + 1; r < size; ++r) {
+      if (needs_path[std::size_t(r)]) mine.ports[std::size_t(r)] = free_tcp_port(mine.ip);
+    }
+  }
+  std::vector<std::string> all = boot.allgather(encode(mine));
+  std::vector<PathRendezvous> peers;
+  for (const std::string& s : all) peers.push_back(decode(s));
+  const std::uint32_t base = peers[0].id_base;
+  boot.barrier();
+  for (int r = 0; r < size; ++r) {
+    if (!needs_path[std::size_t(r)]) continue;
+    const std::string provider = choice.forced.empty() ? "Ucx" : choice.forced;
+    PathConfig cfg = path_geometry(provider, size);
+    cfg.endpoint_a = rank < r;
+    cfg.peer = r;
+    if (!choice.forced.empty()) {
+      cfg.interconnect = forced_interconnect(provider, pair_path_id(base, rank, r, size), cfg.endpoint_a);
+    } else if (rank < r) {  // the lower rank serves
+      cfg.interconnect =
+          "Ucx -server -IP=" + mine.ip + " -port=" + std::to_string(mine.ports[std::size_t(r)]) + " -reuse";
+    } else {
+      const PathRendezvous& server = peers[std::size_t(r)];
+      if (server.ip.empty() || server.ports.size() != std::size_t(size) ||
+          server.ports[std::size_t(rank)] == 0) {
+        throw std::runtime_error("rank " + std::to_string(r) + " published no Ucx server port for rank " +
+                                 std::to_string(rank));
+      }
+      cfg.interconnect =
+          "Ucx -client -IP=" + server.ip + " -port=" + std::to_string(server.ports[std::size_t(rank)]);
+    }
+    engine.attach_path(r, std::make_unique<PathChannel>(cfg));
+  }
+  boot.barrier();
 }
 
 std::string inbox_name(const std::string& job_id, int rank) {
@@ -95,7 +146,7 @@ int runtime_init(int required) {
   if (g_rt != nullptr || g_finalized) {
     fail(MPI_ERR_OTHER, "MPI_Init", g_finalized ? "called after MPI_Finalize" : "called twice");
   }
-  check_provider();
+  const ProviderChoice choice = check_provider();
   auto rt = std::make_unique<Runtime>();
   try {
     rt->boot = make_bootstrap();
@@ -107,49 +158,63 @@ int runtime_init(int required) {
   rt->size = job.size;
   rt->job_id = job.job_id;
   try {
-    std::string me = host_identity() + "\n" + std::to_string(getpid());
+    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid());
     std::vector<std::string> all = rt->boot->allgather(me);
-    PeerRecord mine = parse_record(me);
+    std::vector<PeerRecord> records;
+    for (const std::string& s : all) records.push_back(parse_record(s));
+    const PeerRecord& mine = records[std::size_t(job.rank)];
     std::vector<int> pids(std::size_t(job.size));
+    std::vector<bool> uses_shm(std::size_t(job.size), false);
+    std::vector<bool> needs_path(std::size_t(job.size), false);
+    bool any_shm = false;
+    bool job_has_paths = !choice.forced.empty() && job.size > 1;
     for (int r = 0; r < job.size; ++r) {
-      PeerRecord p = parse_record(all[std::size_t(r)]);
-      if (p.host != mine.host || p.boot_id != mine.boot_id) {
-        fail(MPI_ERR_OTHER, "MPI_Init",
-             "rank " + std::to_string(r) + " is on another host (" + p.host +
-                 "): off-node channels (Ucx) are not implemented yet");
-      }
-      pids[std::size_t(r)] = p.pid;
+      const PeerRecord& p = records[std::size_t(r)];
+      bool same_host = p.host == mine.host && p.boot_id == mine.boot_id;
+      pids[std::size_t(r)] = same_host ? p.pid : 0;
+      if (p.host != records[0].host || p.boot_id != records[0].boot_id)
+        job_has_paths = true;  // same on every rank
+      if (r == job.rank) continue;
+      uses_shm[std::size_t(r)] = same_host && choice.forced.empty();
+      needs_path[std::size_t(r)] = !uses_shm[std::size_t(r)];
+      any_shm = any_shm || uses_shm[std::size_t(r)];
     }
 
     shm::InboxLayout layout = shm::InboxLayout::for_ranks(std::uint32_t(job.size));
     rt->inboxes.resize(std::size_t(job.size));
     shm::Segment& own = rt->inboxes[std::size_t(job.rank)];
-    own = shm::Segment::create(inbox_name(job.job_id, job.rank), layout.total_bytes());
-    auto* header = static_cast<shm::InboxHeader*>(own.data());
-    header->nranks = layout.nranks;
-    header->ncells = layout.ncells;
-    header->cell_bytes = layout.cell_bytes;
-    header->nchunks = layout.nchunks;
-    header->chunk_bytes = layout.chunk_bytes;
-    header->owner_pid = getpid();
-    header->magic = shm::kInboxMagic;  // peers read it after the bootstrap barrier below
+    if (any_shm) {
+      own = shm::Segment::create(inbox_name(job.job_id, job.rank), layout.total_bytes());
+      auto* header = static_cast<shm::InboxHeader*>(own.data());
+      header->nranks = layout.nranks;
+      header->ncells = layout.ncells;
+      header->cell_bytes = layout.cell_bytes;
+      header->nchunks = layout.nchunks;
+      header->chunk_bytes = layout.chunk_bytes;
+      header->owner_pid = getpid();
+      header->magic = shm::kInboxMagic;  // peers read it after the bootstrap barrier below
+    }
     if (job.size > 1) rt->boot->barrier();
-    std::vector<void*> bases(std::size_t(job.size));
+    std::vector<void*> bases(std::size_t(job.size), nullptr);
     for (int r = 0; r < job.size; ++r) {
+      if (r != job.rank && !uses_shm[std::size_t(r)]) continue;  // a path, or no inbox of my own
+      if (r == job.rank && !any_shm) continue;
       if (r != job.rank) {
         rt->inboxes[std::size_t(r)] = shm::Segment::open(inbox_name(job.job_id, r));
         const auto* h = static_cast<const shm::InboxHeader*>(rt->inboxes[std::size_t(r)].data());
         if (rt->inboxes[std::size_t(r)].size() != layout.total_bytes() || h->magic != shm::kInboxMagic) {
-          fail(MPI_ERR_INTERN, "MPI_Init", "rank " + std::to_string(r) + "'s inbox " +
-                                               rt->inboxes[std::size_t(r)].name() + " has an unexpected layout");
+          fail(MPI_ERR_INTERN, "MPI_Init",
+               "rank " + std::to_string(r) + "'s inbox " + rt->inboxes[std::size_t(r)].name() +
+                   " has an unexpected layout");
         }
       }
       bases[std::size_t(r)] = rt->inboxes[std::size_t(r)].data();
     }
     if (job.size > 1) rt->boot->barrier();
-    own.unlink();
+    if (any_shm) own.unlink();
     unlink_all_inboxes(job.job_id, job.size);
     rt->engine = std::make_unique<Engine>(job.rank, job.size, layout, std::move(bases), std::move(pids));
+    if (job_has_paths) create_paths(*rt->boot, *rt->engine, choice, needs_path, job.rank, job.size);
   } catch (const BootstrapError& e) {
     fail(MPI_ERR_OTHER, "MPI_Init", std::string("bootstrap (") + job.launcher + "): " + e.what());
   } catch (const std::runtime_error& e) {
@@ -168,7 +233,8 @@ int runtime_init(int required) {
 }
 
 void runtime_finalize() {
-  if (g_rt == nullptr) fail(MPI_ERR_OTHER, "MPI_Finalize", g_finalized ? "called twice" : "called before MPI_Init");
+  if (g_rt == nullptr)
+    fail(MPI_ERR_OTHER, "MPI_Finalize", g_finalized ? "called twice" : "called before MPI_Init");
   std::unique_ptr<Runtime> rt(g_rt);
   // Let control messages queued for peers (kCts, kAck) go out while the peers still read them.
   std::uint64_t until = monotonic_ns() + 100'000'000ULL;
@@ -176,6 +242,7 @@ void runtime_finalize() {
   rt->engine->mark_finalized();
   try {
     rt->boot->barrier();
+    rt->engine->destroy_paths();  // every rank in ascending peer order, after the last message
     rt->boot->finalize();
   } catch (const BootstrapError& e) {
     g_rt = nullptr;
@@ -198,11 +265,23 @@ void abort_job(int code, const std::string& why) {
   _exit(code);
 }
 
-bool runtime_active() { return g_rt != nullptr; }
-bool runtime_finalized() { return g_finalized; }
-bool runtime_initialized_ever() { return g_initialized_ever; }
-int thread_level() { return g_rt != nullptr ? g_rt->thread_level : MPI_THREAD_SINGLE; }
-bool is_thread_main() { return g_rt != nullptr && pthread_equal(pthread_self(), g_rt->main_thread) != 0; }
-int world_rank_or_minus1() { return g_rt != nullptr ? g_rt->rank : -1; }
+bool runtime_active() {
+  return g_rt != nullptr;
+}
+bool runtime_finalized() {
+  return g_finalized;
+}
+bool runtime_initialized_ever() {
+  return g_initialized_ever;
+}
+int thread_level() {
+  return g_rt != nullptr ? g_rt->thread_level : MPI_THREAD_SINGLE;
+}
+bool is_thread_main() {
+  return g_rt != nullptr && pthread_equal(pthread_self(), g_rt->main_thread) != 0;
+}
+int world_rank_or_minus1() {
+  return g_rt != nullptr ? g_rt->rank : -1;
+}
 
 }  // namespace takyon::mpi

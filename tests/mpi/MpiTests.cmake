@@ -77,3 +77,14 @@ function(takyon_mpi_program name)
     endif()
   endforeach()
 endfunction()
+
+# takyon_mpi_env_test(<name> <variant> <np> <expect> VAR=value...)
+# Runs the already declared program <name> under takyon-run with extra environment variables:
+#   mpi.p2p.<name>.takyon-run.<variant>.np<N>   (e.g. a forced channel: TAKYON_MPI_PROVIDER=InterProcessSocket)
+function(takyon_mpi_env_test name variant np expect)
+  set(test mpi.p2p.${name}.takyon-run.${variant}.np${np})
+  add_test(NAME ${test}
+           COMMAND ${TAKYON_MPI_RUN_PROGRAM} run ${expect} -- ${CMAKE_BINARY_DIR}/bin/takyon-run -n ${np}
+                   $<TARGET_FILE:mpi_test_${name}>)
+  set_tests_properties(${test} PROPERTIES LABELS mpi TIMEOUT 60 ENVIRONMENT "${TAKYON_TEST_ENVIRONMENT};${ARGN}")
+endfunction()

@@ -17,7 +17,9 @@ std::uint64_t read_u64(const shm::CellHeader* cell) {
   return v;
 }
 
-void write_u64(shm::CellHeader* cell, std::uint64_t v) { std::memcpy(reinterpret_cast<char*>(cell + 1), &v, sizeof v); }
+void write_u64(shm::CellHeader* cell, std::uint64_t v) {
+  std::memcpy(reinterpret_cast<char*>(cell + 1), &v, sizeof v);
+}
 
 /// A process that has exited but not been reaped yet still answers kill(pid, 0).
 bool is_zombie(int pid) {
@@ -34,7 +36,8 @@ bool is_zombie(int pid) {
 
 }  // namespace
 
-Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes, std::vector<int> pids)
+Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes,
+               std::vector<int> pids)
     : rank_(rank), size_(size), layout_(layout), peers_(std::size_t(size)) {
   void* mine = inboxes[std::size_t(rank)];
   my_header_ = static_cast<shm::InboxHeader*>(mine);
@@ -42,18 +45,32 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     if (r == rank) continue;
     remote_.push_back(r);
     Peer& p = peers_[std::size_t(r)];
+    p.pid = pids[std::size_t(r)];
     void* theirs = inboxes[std::size_t(r)];
-    p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells, layout.cell_bytes);
-    p.in = shm::RingConsumer(layout.cells(mine, r), layout.control(mine, r), layout.ncells, layout.cell_bytes);
+    if (theirs == nullptr) continue;  // a path channel (attach_path)
+    p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells,
+                              layout.cell_bytes);
+    p.in =
+        shm::RingConsumer(layout.cells(mine, r), layout.control(mine, r), layout.ncells, layout.cell_bytes);
     p.bulk_out = shm::BulkProducer(layout.slots(theirs, rank), layout.chunks(theirs, rank), layout.nchunks,
                                    layout.chunk_bytes);
-    p.bulk_in = shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
+    p.bulk_in =
+        shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
     p.header = static_cast<const shm::InboxHeader*>(theirs);
-    p.pid = pids[std::size_t(r)];
   }
 }
 
 Engine::~Engine() = default;
+
+void Engine::attach_path(int peer, std::unique_ptr<PathChannel> path) {
+  peers_[std::size_t(peer)].path = std::move(path);
+}
+
+void Engine::destroy_paths() {
+  for (int r : remote_) {
+    if (peers_[std::size_t(r)].path) peers_[std::size_t(r)].path->destroy();
+  }
+}
 
 void Engine::complete(Request* r) {
   r->complete = true;
@@ -74,13 +91,14 @@ void Engine::free_request(Request* r) {
 // ---------------------------------------------------------------------------------------------
 // Sending
 
-bool Engine::emit_message(Peer& p, Request* r) {
-  shm::CellHeader* cell = p.out.try_acquire();
+template <class Chan>
+bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
+  shm::CellHeader* cell = out.try_acquire();
   if (cell == nullptr) return false;
   cell->ctx = r->ctx;
   cell->tag = r->tag;
   cell->flags = 0;
-  if (r->bytes <= p.out.payload_capacity()) {
+  if (r->bytes <= out.payload_capacity()) {
     cell->kind = shm::CellKind::kEager;
     cell->bytes = std::uint32_t(r->bytes);
     if (r->bytes != 0) std::memcpy(reinterpret_cast<char*>(cell + 1), r->buf, r->bytes);
@@ -88,9 +106,9 @@ bool Engine::emit_message(Peer& p, Request* r) {
       cell->flags = shm::kFlagSync;
       cell->msg_id = p.next_msg_id++;
       p.awaiting.emplace(cell->msg_id, r);
-      p.out.publish(cell);
+      out.publish(cell);
     } else {
-      p.out.publish(cell);
+      out.publish(cell);
       complete(r);
     }
   } else {
@@ -99,7 +117,7 @@ bool Engine::emit_message(Peer& p, Request* r) {
     cell->msg_id = p.next_msg_id++;
     write_u64(cell, r->bytes);
     p.awaiting.emplace(cell->msg_id, r);
-    p.out.publish(cell);
+    out.publish(cell);
   }
   return true;
 }
@@ -107,7 +125,7 @@ bool Engine::emit_message(Peer& p, Request* r) {
 bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std::size_t bytes) {
   if (dest == rank_) return false;
   Peer& p = peers_[std::size_t(dest)];
-  if (!p.pending.empty() || bytes > p.out.payload_capacity()) return false;
+  if (!p.pending.empty() || p.path || bytes > p.out.payload_capacity()) return false;
   shm::CellHeader* cell = p.out.try_acquire();
   if (cell == nullptr) return false;
   cell->kind = shm::CellKind::kEager;
@@ -121,8 +139,13 @@ bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std
 }
 
 bool Engine::emit(Peer& p, int /*dest*/, const Outgoing& o) {
-  if (o.kind == Outgoing::Kind::kMessage) return emit_message(p, o.req);
-  shm::CellHeader* cell = p.out.try_acquire();
+  return p.path ? emit_on(*p.path, p, o) : emit_on(p.out, p, o);
+}
+
+template <class Chan>
+bool Engine::emit_on(Chan& out, Peer& p, const Outgoing& o) {
+  if (o.kind == Outgoing::Kind::kMessage) return emit_message(out, p, o.req);
+  shm::CellHeader* cell = out.try_acquire();
   if (cell == nullptr) return false;
   cell->kind = o.kind == Outgoing::Kind::kCts ? shm::CellKind::kCts : shm::CellKind::kAck;
   cell->flags = 0;
@@ -131,7 +154,7 @@ bool Engine::emit(Peer& p, int /*dest*/, const Outgoing& o) {
   cell->msg_id = o.msg_id;
   cell->bytes = sizeof(std::uint64_t);
   write_u64(cell, o.bytes);
-  p.out.publish(cell);
+  out.publish(cell);
   return true;
 }
 
@@ -326,6 +349,18 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       complete(r);
       return;
     }
+    case shm::CellKind::kData: {  // path channels: the next chunk of the oldest cleared receive
+      if (p.streaming_in.empty()) return;
+      Request* r = p.streaming_in.front();
+      std::size_t n = cell->bytes;
+      if (n > r->rndv_total - r->rndv_done) n = r->rndv_total - r->rndv_done;
+      std::memcpy(static_cast<char*>(r->buf) + r->rndv_done, reinterpret_cast<const char*>(cell + 1), n);
+      r->rndv_done += n;
+      if (r->rndv_done < r->rndv_total) return;
+      p.streaming_in.pop_front();
+      complete(r);
+      return;
+    }
   }
 }
 
@@ -336,7 +371,8 @@ bool Engine::pump_streams(Peer& p) {
   bool moved = false;
   while (!p.streaming_out.empty()) {
     Request* r = p.streaming_out.front();
-    std::size_t n = p.bulk_out.push(static_cast<const char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done);
+    std::size_t n =
+        p.bulk_out.push(static_cast<const char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done);
     if (n == 0) break;
     moved = true;
     r->rndv_done += n;
@@ -361,6 +397,10 @@ bool Engine::progress() {
   bool moved = false;
   for (int source : remote_) {
     Peer& p = peers_[std::size_t(source)];
+    if (p.path) {
+      moved = progress_path(p, source) || moved;
+      continue;
+    }
     while (const shm::CellHeader* cell = p.in.peek()) {
       handle_cell(p, source, cell);
       p.in.release();
@@ -376,13 +416,58 @@ bool Engine::progress() {
   return moved;
 }
 
+bool Engine::pump_path_streams(Peer& p) {
+  bool moved = false;
+  PathChannel& out = *p.path;
+  while (!p.streaming_out.empty()) {
+    Request* r = p.streaming_out.front();
+    shm::CellHeader* cell = out.try_acquire();
+    if (cell == nullptr) break;
+    std::size_t n = r->rndv_total - r->rndv_done;
+    if (n > out.chunk_capacity()) n = out.chunk_capacity();
+    cell->kind = shm::CellKind::kData;
+    cell->flags = 0;
+    cell->ctx = 0;
+    cell->tag = 0;
+    cell->msg_id = 0;
+    cell->bytes = std::uint32_t(n);
+    std::memcpy(reinterpret_cast<char*>(cell + 1), static_cast<const char*>(r->buf) + r->rndv_done, n);
+    out.publish(cell);
+    moved = true;
+    r->rndv_done += n;
+    if (r->rndv_done < r->rndv_total) continue;
+    p.streaming_out.pop_front();
+    complete(r);
+  }
+  return moved;
+}
+
+bool Engine::progress_path(Peer& p, int source) {
+  bool moved = false;
+  PathChannel& path = *p.path;
+  while (const shm::CellHeader* cell = path.peek()) {
+    handle_cell(p, source, cell);
+    path.release();
+    moved = true;
+  }
+  if (!p.pending.empty()) {
+    std::size_t before = p.pending.size();
+    flush_pending(p, source);
+    moved = moved || p.pending.size() != before;
+  }
+  if (!p.streaming_out.empty()) moved = pump_path_streams(p) || moved;
+  return path.service() || moved;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Liveness
 
 void Engine::check_peers() const {
   for (int r : remote_) {
     const Peer& p = peers_[std::size_t(r)];
-    if (p.header->finalized.load(std::memory_order_acquire) != 0) continue;
+    // A path peer reaches MPI_Finalize's barrier alive; its path reports a disconnect on its own.
+    if (p.header != nullptr && p.header->finalized.load(std::memory_order_acquire) != 0) continue;
+    if (p.pid <= 0) continue;  // another host: only its path can tell
     if ((kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid)) {
       throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.pid) +
                         ") exited without calling MPI_Finalize");
@@ -397,6 +482,8 @@ bool Engine::has_pending_output() const {
   return false;
 }
 
-void Engine::mark_finalized() { my_header_->finalized.store(1, std::memory_order_release); }
+void Engine::mark_finalized() {
+  if (my_header_ != nullptr) my_header_->finalized.store(1, std::memory_order_release);
+}
 
 }  // namespace takyon::mpi

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The point-to-point engine of one rank: node-local channels (an SPSC ring and a bulk pipeline per
-// peer and direction), the eager / rendezvous / synchronous protocols, matching and progress.
+// The point-to-point engine of one rank: its channels (node-local: an SPSC ring and a bulk pipeline per
+// peer and direction; or a Takyon path per peer, path/path_channel.hpp), the eager / rendezvous /
+// synchronous protocols, matching and progress.
 // Single-threaded: only the MPI thread calls it (MPI_THREAD_FUNNELED).
 //
 // Protocols (peer = another rank on the node; self-sends go through the unexpected queue directly):
@@ -8,31 +9,28 @@
 //          when it is polled, else copied to the heap (the ring never waits for a receive).
 //   sync   eager with kFlagSync; the receiver answers kAck when it matches (MPI_Ssend).
 //   rndv   kRts (envelope, size) -> the receiver matches and answers kCts (bytes wanted) -> the
-//          sender streams the data through the pair's bulk pipeline in kCts order.
+//          sender streams the data through the pair's bulk pipeline in kCts order (on a path channel:
+//          as kData frames in the same ordered stream as every other frame).
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
 // behind it, keeping order) while progress keeps draining this rank's own inbox.
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <stdexcept>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "path/path_channel.hpp"
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/matching.hpp"
+#include "pt2pt/peer_failure.hpp"
 #include "pt2pt/request.hpp"
 #include "shm/bulk.hpp"
 #include "shm/ring.hpp"
 
 namespace takyon::mpi {
-
-/// A peer failed (died without MPI_Finalize): the message names the rank.
-class PeerFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// What Engine::probe found.
 struct ProbeResult {
@@ -43,9 +41,11 @@ struct ProbeResult {
 
 class Engine {
  public:
-  /// `inboxes[r]` is rank r's mapped inbox (inboxes[rank] this rank's own); all use `layout`.
-  /// `pids[r]` is rank r's process id (liveness checks).
-  Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes, std::vector<int> pids);
+  /// `inboxes[r]` is rank r's mapped inbox (inboxes[rank] this rank's own); all use `layout`. A null
+  /// inbox means rank r is reached through a path (attach_path); inboxes[rank] may be null when no
+  /// peer uses shm. `pids[r]` is rank r's process id on this host (liveness checks), 0 if on another.
+  Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes,
+         std::vector<int> pids);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
   ~Engine();
@@ -87,6 +87,10 @@ class Engine {
   [[nodiscard]] bool has_pending_output() const;
   /// Marks this rank finalized in its inbox (peers will not treat its exit as a failure).
   void mark_finalized();
+  /// Makes `path` the channel to `peer` (whose inbox was null).
+  void attach_path(int peer, std::unique_ptr<PathChannel> path);
+  /// Destroys the path channels in ascending peer order (every rank alike; after the final barrier).
+  void destroy_paths();
 
  private:
   struct Outgoing {
@@ -100,17 +104,23 @@ class Engine {
     shm::RingConsumer in;
     shm::BulkProducer bulk_out;
     shm::BulkConsumer bulk_in;
-    std::deque<Outgoing> pending;                      ///< waiting for ring space, in order
-    std::deque<Request*> streaming_out;                ///< cleared sends, in kCts order
-    std::deque<Request*> streaming_in;                 ///< cleared receives, in kCts order
+    std::deque<Outgoing> pending;                          ///< waiting for ring space, in order
+    std::deque<Request*> streaming_out;                    ///< cleared sends, in kCts order
+    std::deque<Request*> streaming_in;                     ///< cleared receives, in kCts order
     std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
     std::uint32_t next_msg_id = 1;
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
+    std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
   };
 
   bool emit(Peer& p, int dest, const Outgoing& o);
-  bool emit_message(Peer& p, Request* r);
+  template <class Chan>
+  bool emit_on(Chan& out, Peer& p, const Outgoing& o);
+  template <class Chan>
+  bool emit_message(Chan& out, Peer& p, Request* r);
+  bool progress_path(Peer& p, int source);
+  bool pump_path_streams(Peer& p);
   void flush_pending(Peer& p, int dest);
   void queue_or_emit(Peer& p, int dest, const Outgoing& o);
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);

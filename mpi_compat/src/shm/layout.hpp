@@ -25,6 +25,7 @@ enum class CellKind : std::uint8_t {
   kRts = 2,    ///< rendezvous request: envelope, total bytes (in the payload), msg_id
   kCts = 3,    ///< clear to send (receiver -> sender): msg_id, bytes wanted (in the payload)
   kAck = 4,    ///< synchronous-send acknowledgement (receiver -> sender): msg_id
+  kData = 5,   ///< path channels only: the next rendezvous chunk (payload), streams in kCts order
 };
 
 /// CellHeader::flags
