@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI point-to-point benchmark between ranks 0 and 1: ping-pong latency (one-way = RTT/2) and
+ * windowed bandwidth (W Isend/Irecv in flight, Waitall, 4-byte ack), swept over message sizes,
+ * every received buffer validated. Plain MPI: built with takyon-mpicc and with Open MPI's mpicc.
+ * Prints OSU-format text (# Size  Avg Latency(us) / # Size  Bandwidth (MB/s)); --csv FILE appends
+ * one machine-readable line per (test, size). Run with 2 ranks; extra ranks wait. --help: usage. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WINDOW 1024
+/* Window slots get their own buffers up to this much memory per side; beyond it slots share
+ * buffers round-robin (a 4 MiB window of 64 would need 256 MiB). */
+#define WINDOW_MEMORY_CAP ((size_t)64 << 20)
+/* Above this size, iterations shrink in proportion to the size (same bytes per size). */
+#define SCALE_ABOVE 8192
+#define MAX_SAMPLES 100
+
+typedef struct {
+  size_t min_bytes, max_bytes;
+  long lat_iters, bw_windows; /* for sizes <= SCALE_ABOVE; scaled down above */
+  long min_lat_iters, min_bw_windows;
+  double scale;
+  int window;
+  int do_latency, do_bandwidth;
+  const char *csv_path, *label;
+} Options;
+
+typedef struct {
+  long iterations; /* timed iterations (latency) or timed windows (bandwidth) */
+  int samples;
+  double total_s; /* all timed iterations together */
+  double sample_s[MAX_SAMPLES];
+  long checked, full_checked;
+} Result;
+
+static int g_rank;
+
+static void usage(FILE *f) {
+  fprintf(
+      f,
+      "usage: mpi_p2p [options]   (2 ranks; ranks >= 2 only wait)\n"
+      "  -m, --sizes [MIN:]MAX    message sizes, powers of two from MIN to MAX, plus 0 B when\n"
+      "                           MIN is 0; K/M suffixes (default 0:4M)\n"
+      "  -t, --tests LIST         latency,bandwidth (default both)\n"
+      "  -i, --iterations N       ping-pong iterations per size up to 8 KiB (default 10000);\n"
+      "                           above, scaled down by size (at least 100)\n"
+      "  -w, --windows N          bandwidth windows per size up to 8 KiB (default 200);\n"
+      "                           above, scaled down by size (at least 20)\n"
+      "  -s, --scale F            multiply all iteration counts by F (default 1)\n"
+      "  -W, --window N           messages in flight per window (default 64)\n"
+      "  -c, --csv FILE           append one CSV line per result (header if FILE is new)\n"
+      "  -l, --label NAME         first CSV column (default: the MPI library version up to its first comma)\n"
+      "  -h, --help\n");
+}
+
+static int parse_size(const char *s, size_t *out) {
+  char *end = NULL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (end == s) return -1;
+  if (*end == 'K' || *end == 'k')
+    v <<= 10, ++end;
+  else if (*end == 'M' || *end == 'm')
+    v <<= 20, ++end;
+  if (*end == 'B') ++end;
+  if (*end != '\0' && *end != ':') return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
+static int parse_long(const char *s, long *out) {
+  char *end = NULL;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v <= 0) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Returns 0 to run, 1 for --help, -1 for a usage error (message printed by rank 0). */
+static int parse_options(int argc, char **argv, Options *o) {
+  o->min_bytes = 0;
+  o->max_bytes = (size_t)4 << 20;
+  o->lat_iters = 10000;
+  o->bw_windows = 200;
+  o->min_lat_iters = 100;
+  o->min_bw_windows = 20;
+  o->scale = 1.0;
+  o->window = 64;
+  o->do_latency = o->do_bandwidth = 1;
+  o->csv_path = NULL;
+  o->label = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define IS(short_name, long_name) (strcmp(a, short_name) == 0 || strcmp(a, long_name) == 0)
+    if (IS("-h", "--help")) return 1;
+    if (v == NULL) {
+      if (g_rank == 0) fprintf(stderr, "mpi_p2p: unknown option or missing value: %s\n", a);
+      return -1;
+    }
+    int bad = 0;
+    if (IS("-m", "--sizes")) {
+      const char *colon = strchr(v, ':');
+      if (colon) {
+        bad = parse_size(v, &o->min_bytes) || parse_size(colon + 1, &o->max_bytes);
+      } else {
+        o->min_bytes = 0;
+        bad = parse_size(v, &o->max_bytes);
+      }
+      bad = bad || o->min_bytes > o->max_bytes || o->max_bytes > ((size_t)1 << 30);
+    } else if (IS("-t", "--tests")) {
+      o->do_latency = strstr(v, "latency") != NULL;
+      o->do_bandwidth = strstr(v, "bandwidth") != NULL;
+      bad = !o->do_latency && !o->do_bandwidth;
+    } else if (IS("-i", "--iterations")) {
+      bad = parse_long(v, &o->lat_iters);
+    } else if (IS("-w", "--windows")) {
+      bad = parse_long(v, &o->bw_windows);
+    } else if (IS("-s", "--scale")) {
+      o->scale = atof(v);
+      bad = !(o->scale > 0);
+    } else if (IS("-W", "--window")) {
+      long w = 0;
+      bad = parse_long(v, &w) || w > MAX_WINDOW;
+      o->window = (int)w;
+    } else if (IS("-c", "--csv")) {
+      o->csv_path = v;
+    } else if (IS("-l", "--label")) {
+      o->label = v;
+    } else {
+      if (g_rank == 0) fprintf(stderr, "mpi_p2p: unknown option %s\n", a);
+      return -1;
+    }
+#undef IS
+    if (bad) {
+      if (g_rank == 0) fprintf(stderr, "mpi_p2p: bad value for %s: %s\n", a, v);
+      return -1;
+    }
+    ++i;
+  }
+  return 0;
+}
+
+/* --- validation ------------------------------------------------------------------------------
+ * Warm-up messages carry a full pattern (every byte checked); timed messages carry a stamp at the
+ * first and last byte and one sampled byte, different for every iteration, so a message that did
+ * not arrive (stale buffer) or arrived shifted is caught without touching the whole buffer. */
+static uint8_t pattern_byte(size_t i, uint32_t seed) {
+  uint32_t x = (uint32_t)i * 2654435761u ^ seed * 40503u;
+  return (uint8_t)((x >> 24) ^ (x >> 11));
+}
+
+static uint8_t stamp_value(long iter, int buffer, int dir) {
+  return (uint8_t)(1 + ((unsigned long)iter * 37u + (unsigned)buffer * 11u + (unsigned)dir * 101u) % 251u);
+}
+
+static size_t sample_offset(long iter, size_t bytes) {
+  return (size_t)(((uint64_t)iter * 2654435761u + 12345u) % bytes);
+}
+
+static uint32_t full_seed(long iter, int buffer, int dir) {
+  return (uint32_t)(iter * 7919 + buffer * 131 + dir * 17 + 1);
+}
+
+static void fill_full(uint8_t *buf, size_t bytes, uint32_t seed) {
+  for (size_t i = 0; i < bytes; ++i) buf[i] = pattern_byte(i, seed);
+}
+
+static void stamp(uint8_t *buf, size_t bytes, long iter, int buffer, int dir) {
+  if (bytes == 0) return;
+  uint8_t v = stamp_value(iter, buffer, dir);
+  buf[0] = v;
+  buf[bytes - 1] = v;
+  buf[sample_offset(iter, bytes)] = v;
+}
+
+static void fail(const char *test, size_t bytes, long iter, const char *what, size_t offset, unsigned got,
+                 unsigned want) {
+  fprintf(stderr,
+          "mpi_p2p: VALIDATION FAILED on rank %d: %s, %zu B, iteration %ld: %s at offset %zu: got 0x%02x, "
+          "want 0x%02x\n",
+          g_rank, test, bytes, iter, what, offset, got, want);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+static void check_count(const char *test, size_t bytes, long iter, MPI_Status *st) {
+  int count = -1;
+  MPI_Get_count(st, MPI_BYTE, &count);
+  if ((size_t)count != bytes)
+    fail(test, bytes, iter, "wrong received count", 0, (unsigned)count, (unsigned)bytes);
+}
+
+static void check_full(const char *test, const uint8_t *buf, size_t bytes, long iter, uint32_t seed) {
+  for (size_t i = 0; i < bytes; ++i) {
+    if (buf[i] != pattern_byte(i, seed))
+      fail(test, bytes, iter, "full pattern", i, buf[i], pattern_byte(i, seed));
+  }
+}
+
+static void check_stamp(const char *test, const uint8_t *buf, size_t bytes, long iter, int buffer, int dir) {
+  if (bytes == 0) return;
+  uint8_t v = stamp_value(iter, buffer, dir);
+  size_t s = sample_offset(iter, bytes);
+  if (buf[0] != v) fail(test, bytes, iter, "stamp (first byte)", 0, buf[0], v);
+  if (buf[bytes - 1] != v) fail(test, bytes, iter, "stamp (last byte)", bytes - 1, buf[bytes - 1], v);
+  if (buf[s] != v) fail(test, bytes, iter, "stamp (sampled byte)", s, buf[s], v);
+}
+
+/* --- the tests -------------------------------------------------------------------------------- */
+static long scaled(long base, long minimum, size_t bytes, double scale) {
+  double n = (double)base;
+  if (bytes > SCALE_ABOVE) n = n * SCALE_ABOVE / (double)bytes;
+  n *= scale;
+  double floor_n = (double)minimum * (scale < 1 ? scale : 1);
+  if (n < floor_n) n = floor_n;
+  return n < 1 ? 1 : (long)n;
+}
+
+/* Ping-pong: rank 0 sends, rank 1 answers with a message of the same size; one-way = RTT / 2. */
+static void latency(size_t bytes, long iters, uint8_t *sbuf, uint8_t *rbuf, Result *r) {
+  const char *test = "latency";
+  const int peer = 1 - g_rank;
+  const int n = (int)bytes;
+  long warm = iters / 10 < 10 ? 10 : iters / 10;
+  if (warm > 200) warm = 200;
+  int samples = iters < MAX_SAMPLES ? (int)iters : MAX_SAMPLES;
+  long per_sample = iters / samples;
+  iters = per_sample * samples;
+  MPI_Status st;
+  memset(r, 0, sizeof *r);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (long i = 0; i < warm; ++i) { /* full pattern both ways */
+    if (g_rank == 0) {
+      fill_full(sbuf, bytes, full_seed(i, 0, 0));
+      MPI_Send(sbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st);
+      check_count(test, bytes, i, &st);
+      check_full(test, rbuf, bytes, i, full_seed(i, 0, 1));
+    } else {
+      MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st);
+      check_count(test, bytes, i, &st);
+      check_full(test, rbuf, bytes, i, full_seed(i, 0, 0));
+      fill_full(sbuf, bytes, full_seed(i, 0, 1));
+      MPI_Send(sbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+    }
+    r->full_checked++;
+  }
+  long it = 0;
+  double start = MPI_Wtime();
+  for (int s = 0; s < samples; ++s) {
+    double t0 = MPI_Wtime();
+    for (long k = 0; k < per_sample; ++k, ++it) {
+      if (g_rank == 0) {
+        stamp(sbuf, bytes, it, 0, 0);
+        MPI_Send(sbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st);
+        check_stamp(test, rbuf, bytes, it, 0, 1);
+      } else {
+        MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st);
+        check_stamp(test, rbuf, bytes, it, 0, 0);
+        stamp(sbuf, bytes, it, 0, 1);
+        MPI_Send(sbuf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      }
+    }
+    r->sample_s[s] = (MPI_Wtime() - t0) / (double)per_sample / 2; /* one-way */
+  }
+  r->total_s = (MPI_Wtime() - start) / 2;
+  check_count(test, bytes, it, &st);
+  r->iterations = iters;
+  r->samples = samples;
+  r->checked = iters;
+}
+
+/* Windowed: rank 0 posts W Isends, rank 1 W Irecvs; Waitall; rank 1 acks with 4 bytes. A sample
+ * is one window; its time per message is window time / W. */
+static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t *rbuf, size_t nbuf,
+                      Result *r) {
+  const char *test = "bandwidth";
+  const int peer = 1 - g_rank;
+  const int n = (int)bytes;
+  long warm = 2;
+  int samples = windows < MAX_SAMPLES ? (int)windows : MAX_SAMPLES;
+  long per_sample = windows / samples;
+  windows = per_sample * samples;
+  MPI_Request reqs[MAX_WINDOW];
+  static MPI_Status sts[MAX_WINDOW];
+  uint8_t ack[4] = {0, 0, 0, 0};
+  memset(r, 0, sizeof *r);
+  MPI_Barrier(MPI_COMM_WORLD);
+  long it = 0;
+  double start = 0;
+  for (int s = -1; s < samples; ++s) { /* s == -1: warm-up windows */
+    long count = s < 0 ? warm : per_sample;
+    double t0 = MPI_Wtime();
+    if (s == 0) start = t0;
+    for (long k = 0; k < count; ++k, ++it) {
+      const int full = s < 0;
+      if (g_rank == 0) {
+        for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
+          if (full)
+            fill_full(sbuf + b * bytes, bytes, full_seed(it, (int)b, 0));
+          else
+            stamp(sbuf + b * bytes, bytes, it, (int)b, 0);
+        }
+        for (int w = 0; w < window; ++w) {
+          MPI_Isend(sbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &reqs[w]);
+        }
+        MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE);
+        MPI_Recv(ack, 4, MPI_BYTE, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        for (int w = 0; w < window; ++w) {
+          MPI_Irecv(rbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &reqs[w]);
+        }
+        MPI_Waitall(window, reqs, sts);
+        MPI_Send(ack, 4, MPI_BYTE, peer, 3, MPI_COMM_WORLD);
+        for (int w = 0; w < window; ++w) check_count(test, bytes, it, &sts[w]);
+        /* Slots sharing a buffer received identical data, so each buffer has one expected value. */
+        for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
+          if (full)
+            check_full(test, rbuf + b * bytes, bytes, it, full_seed(it, (int)b, 0));
+          else
+            check_stamp(test, rbuf + b * bytes, bytes, it, (int)b, 0);
+        }
+        if (full)
+          r->full_checked += window;
+        else
+          r->checked += window;
+      }
+    }
+    if (s >= 0) r->sample_s[s] = (MPI_Wtime() - t0) / (double)per_sample / window;
+  }
+  r->total_s = MPI_Wtime() - start;
+  r->iterations = windows;
+  r->samples = samples;
+}
+
+/* --- reporting --------------------------------------------------------------------------------- */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double percentile(const double *sorted, int n, double p) {
+  int i = (int)(p * (n - 1) + 0.5);
+  return sorted[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+}
+
+/* One CSV line; *_us are one-way latency (latency) or time per message (bandwidth). */
+static void write_csv(FILE *csv, const char *label, const char *test, size_t bytes, const Result *r,
+                      long messages_per_iter, double avg_us) {
+  double sorted[MAX_SAMPLES];
+  memcpy(sorted, r->sample_s, sizeof(double) * (size_t)r->samples);
+  qsort(sorted, (size_t)r->samples, sizeof(double), cmp_double);
+  double min_us = sorted[0] * 1e6, max_us = sorted[r->samples - 1] * 1e6;
+  double p50_us = percentile(sorted, r->samples, 0.5) * 1e6,
+         p99_us = percentile(sorted, r->samples, 0.99) * 1e6;
+  double mbps = avg_us > 0 ? (double)bytes / avg_us : 0, p50_mbps = p50_us > 0 ? (double)bytes / p50_us : 0;
+  fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld\n", label, test, bytes,
+          r->iterations * messages_per_iter, r->samples, avg_us, min_us, p50_us, p99_us, max_us, mbps,
+          p50_mbps, r->checked + r->full_checked);
+}
+
+static const char *kCsvHeader =
+    "label,test,bytes,iterations,samples,avg_us,min_us,p50_us,p99_us,max_us,avg_MBps,p50_MBps,validated\n";
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Options o;
+  int parsed = parse_options(argc, argv, &o);
+  if (parsed != 0 || size < 2) {
+    if (g_rank == 0) {
+      if (parsed >= 0 && size < 2) fprintf(stderr, "mpi_p2p: needs 2 ranks (got %d)\n", size);
+      usage(parsed == 1 ? stdout : stderr);
+    }
+    MPI_Finalize();
+    return parsed == 1 ? 0 : 2;
+  }
+
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(library, &len);
+  char *nl = strchr(library, '\n');
+  if (nl) *nl = '\0';
+  char label[64];
+  if (o.label) {
+    snprintf(label, sizeof label, "%s", o.label);
+  } else {
+    size_t n = strcspn(library, ","); /* "Open MPI v4.1.4", "Takyon MPI 0.1.0" */
+    if (n >= sizeof label) n = sizeof label - 1;
+    memcpy(label, library, n);
+    label[n] = '\0';
+  }
+
+  FILE *csv = NULL;
+  if (g_rank == 0 && o.csv_path) {
+    csv = fopen(o.csv_path, "a+");
+    if (!csv) {
+      perror(o.csv_path);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    fseek(csv, 0, SEEK_END);
+    if (ftell(csv) == 0) fputs(kCsvHeader, csv);
+  }
+
+  /* Sizes: 0 (when min is 0), then powers of two from max(1, min) to max. */
+  size_t sizes[40];
+  int nsizes = 0;
+  if (o.min_bytes == 0) sizes[nsizes++] = 0;
+  for (size_t b = 1; b <= o.max_bytes && nsizes < 40; b <<= 1) {
+    if (b >= o.min_bytes) sizes[nsizes++] = b;
+  }
+  size_t max_bytes = nsizes ? sizes[nsizes - 1] : 0;
+  size_t slots = (size_t)o.window;
+  if (max_bytes > 0 && slots * max_bytes > WINDOW_MEMORY_CAP) slots = WINDOW_MEMORY_CAP / max_bytes;
+  if (slots == 0) slots = 1;
+  size_t buf_bytes = (max_bytes > 0 ? max_bytes : 1) * slots;
+  uint8_t *sbuf = NULL, *rbuf = NULL;
+  if (g_rank < 2) {
+    sbuf = malloc(buf_bytes);
+    rbuf = malloc(buf_bytes);
+    if (!sbuf || !rbuf) {
+      fprintf(stderr, "mpi_p2p: cannot allocate 2 x %zu bytes\n", buf_bytes);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    memset(sbuf, 0, buf_bytes);
+    memset(rbuf, 0, buf_bytes);
+  }
+
+  if (g_rank == 0) {
+    printf("# Takyon MPI point-to-point benchmark (bench/mpi/mpi_p2p.c), OSU-format output\n");
+    printf("# library: %s\n", library);
+#if defined(__clang__)
+    printf("# compiler: %s\n", __VERSION__);
+#elif defined(__GNUC__)
+    printf("# compiler: gcc %s\n", __VERSION__);
+#endif
+    printf("# ranks: %d (0 and 1 measure), window %d, scale %g\n", size, o.window, o.scale);
+  }
+  long validated = 0;
+  Result r;
+  if (o.do_latency) {
+    if (g_rank == 0)
+      printf(
+          "# OSU MPI Latency Test (one-way = RTT/2, p50 of samples in the CSV)\n# Size          Avg "
+          "Latency(us)\n");
+    for (int k = 0; k < nsizes; ++k) {
+      long iters = scaled(o.lat_iters, o.min_lat_iters, sizes[k], o.scale);
+      if (g_rank < 2) {
+        latency(sizes[k], iters, sbuf, rbuf, &r);
+        validated += r.checked + r.full_checked;
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+      if (g_rank == 0) {
+        double avg_us = r.total_s / (double)r.iterations * 1e6;
+        printf("%-10zu%18.2f\n", sizes[k], avg_us);
+        fflush(stdout);
+        if (csv) write_csv(csv, label, "latency", sizes[k], &r, 1, avg_us);
+      }
+    }
+  }
+  if (o.do_bandwidth) {
+    if (g_rank == 0)
+      printf("# OSU MPI Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n", o.window);
+    for (int k = 0; k < nsizes; ++k) {
+      long windows = scaled(o.bw_windows, o.min_bw_windows, sizes[k], o.scale);
+      size_t nbuf = sizes[k] == 0 ? (size_t)o.window : buf_bytes / sizes[k];
+      if (nbuf > (size_t)o.window) nbuf = (size_t)o.window;
+      if (g_rank < 2) {
+        bandwidth(sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+      /* The receiver validated; it reports its count to rank 0. */
+      if (g_rank < 2) {
+        long checked[2] = {r.checked, r.full_checked};
+        if (g_rank == 1)
+          MPI_Send(checked, 2, MPI_LONG, 0, 4, MPI_COMM_WORLD);
+        else
+          MPI_Recv(checked, 2, MPI_LONG, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        r.checked = checked[0];
+        r.full_checked = checked[1];
+        validated += g_rank == 0 ? r.checked + r.full_checked : 0;
+      }
+      if (g_rank == 0) {
+        double avg_us = r.total_s / (double)r.iterations / o.window * 1e6;
+        printf("%-10zu%20.2f\n", sizes[k], avg_us > 0 ? (double)sizes[k] / avg_us : 0.0);
+        fflush(stdout);
+        if (csv) write_csv(csv, label, "bandwidth", sizes[k], &r, o.window, avg_us);
+      }
+    }
+  }
+  if (g_rank == 0) {
+    printf("# validated: %ld received messages, 0 errors\n", validated);
+    if (csv) fclose(csv);
+  }
+  free(sbuf);
+  free(rbuf);
+  MPI_Finalize();
+  return 0;
+}
