@@ -9,7 +9,7 @@
 #
 # Environment knobs (all optional):
 #   TAKYON_CI_CONFIGS   which configurations, in order (default "normal asan tsan fuzz")
-#   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 60)
+#   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 30)
 #   TAKYON_CI_JOBS      parallel build jobs and ctest -j (default 2)
 #   TAKYON_CI_BUDGET_<name>  seconds the ctest run of that configuration may take in all
 #                       (defaults: normal 300, asan 420, tsan 480); each test also has its own timeout
@@ -203,7 +203,7 @@ for config in "${CONFIGS[@]}"; do
       ;;
     fuzz)
       if probe_sanitizer address,undefined; then
-        run_fuzz "${TAKYON_CI_FUZZ_SECONDS:-60}"
+        run_fuzz "${TAKYON_CI_FUZZ_SECONDS:-30}"
       else
         RESULT[fuzz]=FAILED DETAIL[fuzz]="ASan programs cannot run on this machine"
       fi
