@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "bootstrap.hpp"
 
@@ -73,6 +74,10 @@ std::string random_hex(size_t bytes) {
     out.push_back(kDigits[b & 0xf]);
   }
   return out;
+}
+
+uint32_t mpi_path_id_base(std::string_view job_id) noexcept {
+  return static_cast<uint32_t>(fnv1a64(std::string("takyon-mpi-paths:").append(job_id)) >> 32);
 }
 
 }  // namespace takyon::mpi

@@ -22,6 +22,11 @@ inline constexpr size_t kMaxJobIdChars = 32;
 /// Throws BootstrapError if the kernel gives none.
 [[nodiscard]] std::string random_hex(size_t bytes);
 
+/// The first Takyon path ID of a job's MPI path channels (libtakyon_mpi gives the pair lo < hi the
+/// ID base + lo * size + hi, mod 2^32), derived from the job id so that takyon-run can name the
+/// shared-memory segments of paths a killed job never destroyed.
+[[nodiscard]] uint32_t mpi_path_id_base(std::string_view job_id) noexcept;
+
 /// 64-bit FNV-1a.
 [[nodiscard]] uint64_t fnv1a64(std::string_view data) noexcept;
 

@@ -17,13 +17,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "bootstrap.hpp"
 #include "errors.hpp"
+#include "job_id.hpp"
 #include "mpi.h"
 #include "path/provider.hpp"
 #include "shm/layout.hpp"
@@ -90,8 +90,8 @@ ProviderChoice check_provider() {
 void create_paths(Bootstrap& boot, Engine& engine, const ProviderChoice& choice,
                   const std::vector<bool>& needs_path, int rank, int size) {
   PathRendezvous mine;
-  std::random_device rd;
-  mine.id_base = std::uint32_t(rd());
+  // From the job id, not random: takyon-run removes the shm segments of paths a killed job left.
+  mine.id_base = mpi_path_id_base(boot.job().job_id);
   mine.ports.assign(std::size_t(size), 0);
   if (choice.forced.empty()) {
     mine.ip = local_ucx_ip();

@@ -65,17 +65,15 @@ TEST(TakyonRun, AllRanksExitZeroGivesZero) {
   EXPECT_EQ(r.err, "") << describe(r);
 }
 
-// A job that dies before its ranks unlink their MPI inboxes leaves them behind; takyon-run removes
-// exactly this job's (/dev/shm/takyon-mpi-<job>-<rank>) once every rank is gone.
+// A job that dies before its ranks unlink their MPI inboxes, or before they destroy the paths of a
+// forced InterProcessMemcpy channel, leaves shared-memory segments behind; takyon-run removes
+// exactly this job's once every rank is gone.
 TEST(TakyonRun, RemovesTheJobsLeftoverMpiSegments) {
-  const auto r = run({"-n", "2", "/bin/sh", "-c",
-                      "touch /dev/shm/takyon-mpi-$TAKYON_RUN_JOB_ID-$TAKYON_RUN_RANK && "
-                      "echo $TAKYON_RUN_JOB_ID-$TAKYON_RUN_RANK && "
-                      "if [ $TAKYON_RUN_RANK = 0 ]; then sleep 0.3; exit 3; fi"});
+  const auto r = run({"-n", "3", kProbe, "leave-segments", "0", "3"});
   ASSERT_EQ(r.exit_code, 3) << describe(r);
-  ASSERT_EQ(count(r.out, "run-"), 2) << describe(r);
-  for (size_t at = r.out.find("run-"); at != std::string::npos; at = r.out.find("run-", at + 1)) {
-    const std::string name = "/dev/shm/takyon-mpi-" + r.out.substr(at, r.out.find('\n', at) - at);
+  ASSERT_EQ(count(r.out, "segment /dev/shm/"), 3 + 3 * 2) << describe(r);
+  for (size_t at = r.out.find("segment "); at != std::string::npos; at = r.out.find("segment ", at + 1)) {
+    const std::string name = r.out.substr(at + 8, r.out.find('\n', at) - at - 8);
     struct stat st {};
     EXPECT_NE(::stat(name.c_str(), &st), 0) << name << " is still there\n" << describe(r);
   }
