@@ -196,7 +196,7 @@ for config in "${CONFIGS[@]}"; do
     tsan)
       if probe_sanitizer thread; then
         run_config tsan "${TAKYON_CI_BUDGET_tsan:-480}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
-          -DTAKYON_SANITIZE=thread
+          -DTAKYON_SANITIZE=thread -DTAKYON_BUILD_BENCH=OFF
       else
         RESULT[tsan]=FAILED DETAIL[tsan]="TSan programs cannot run on this machine"
       fi
