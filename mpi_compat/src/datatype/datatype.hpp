@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// What the rest of libtakyon_mpi needs to know about any datatype, predefined or derived: its size,
+// extent and layout, and how to pack `count` items of it into contiguous bytes and back.
+// Point-to-point and the collectives move packed bytes; a contiguous type moves in place.
+#pragma once
+
+#include <cstddef>
+
+#include "mpi.h"
+
+namespace takyon::mpi {
+
+/// Throws MpiError(MPI_ERR_TYPE) naming `fn` unless `dt` is a valid datatype usable for
+/// communication (predefined, or derived and committed, not freed).
+void check_type(MPI_Datatype dt, const char* fn);
+/// Bytes of data in one item of `dt` (MPI_Type_size).
+std::size_t type_size(MPI_Datatype dt);
+/// Lower bound and extent of `dt` (MPI_Type_get_extent): item i starts at buf + lb + i * extent.
+MPI_Aint type_lb(MPI_Datatype dt);
+MPI_Aint type_extent(MPI_Datatype dt);
+/// Whether `count` items at `buf` are exactly the type_size(dt) * count bytes starting at buf + lb
+/// (no holes, extent == size): such buffers are sent and received in place.
+bool type_is_contiguous(MPI_Datatype dt);
+/// Copies the data of `count` items at `buf` into `out` (type_size(dt) * count bytes).
+void pack(const void* buf, std::size_t count, MPI_Datatype dt, void* out);
+/// Copies `bytes` packed bytes (at most type_size(dt) * count) from `in` into `count` items at `buf`;
+/// a partial trailing item is written as far as the bytes go.
+void unpack(const void* in, std::size_t bytes, std::size_t count, MPI_Datatype dt, void* buf);
+
+}  // namespace takyon::mpi
