@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# takyon_mpi_program(<name> SOURCE <file.c> NP <n>... [EXPECT ok|fail|rc=<n>] [NO_COMPARE] [LAUNCHERS ...])
+# takyon_mpi_program(<name> SOURCE <file.c> NP <n>... [PMIX_NP <n>...] [EXPECT ok|fail|rc=<n>] [NO_COMPARE]
+#                    [LAUNCHERS ...] [GROUP <group>])
 #
 # Builds an MPI test program twice, against libtakyon_mpi (target mpi_test_<name>) and, when Open
 # MPI's mpicc is found, with it (custom command), then registers one ctest per launcher and np:
@@ -8,6 +9,8 @@
 #   mpi.<group>.<name>.srun.np<N>         ${TAKYON_SLURM_SRUN} --mpi=pmix -n N (fixture takyon_slurm)
 #   mpi.<group>.<name>.compare.np<N>      takyon-run's output == the Open MPI build's under mpirun
 # EXPECT says how a run must end (default ok; compare tests exist only for ok programs).
+# PMIX_NP (default: NP) limits the mpirun, srun and compare runs to those of the NP values it lists,
+# so that a program swept over np 1..5 under takyon-run costs the PMIx launchers one or two runs.
 include_guard(GLOBAL)
 
 find_program(TAKYON_OMPI_MPICC NAMES mpicc DOC "Open MPI's mpicc (builds the comparison programs)")
@@ -21,12 +24,15 @@ set(TAKYON_MPI_PMIX_TEST_ENVIRONMENT ${TAKYON_TEST_ENVIRONMENT}
     LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/launch/lsan_pmix.supp)
 
 function(takyon_mpi_program name)
-  cmake_parse_arguments(ARG "NO_COMPARE" "SOURCE;EXPECT;GROUP" "NP;LAUNCHERS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPARE" "SOURCE;EXPECT;GROUP" "NP;PMIX_NP;LAUNCHERS" ${ARGN})
   if(NOT ARG_EXPECT)
     set(ARG_EXPECT ok)
   endif()
   if(NOT ARG_GROUP)
     set(ARG_GROUP p2p)
+  endif()
+  if(NOT DEFINED ARG_PMIX_NP)
+    set(ARG_PMIX_NP ${ARG_NP})
   endif()
   if(NOT ARG_LAUNCHERS)
     set(ARG_LAUNCHERS takyon-run mpirun srun)
@@ -57,13 +63,13 @@ function(takyon_mpi_program name)
       add_test(NAME ${base}.takyon-run.np${np} COMMAND ${run} ${CMAKE_BINARY_DIR}/bin/takyon-run -n ${np} $<TARGET_FILE:${target}>)
       set_tests_properties(${base}.takyon-run.np${np} PROPERTIES LABELS mpi TIMEOUT 60 ENVIRONMENT "${TAKYON_TEST_ENVIRONMENT}")
     endif()
-    if("mpirun" IN_LIST ARG_LAUNCHERS AND TAKYON_OMPI_MPIRUN AND have_pmix)
+    if("mpirun" IN_LIST ARG_LAUNCHERS AND np IN_LIST ARG_PMIX_NP AND TAKYON_OMPI_MPIRUN AND have_pmix)
       add_test(NAME ${base}.mpirun.np${np}
                COMMAND ${run} ${TAKYON_OMPI_MPIRUN} --allow-run-as-root --oversubscribe -np ${np} $<TARGET_FILE:${target}>)
       set_tests_properties(${base}.mpirun.np${np} PROPERTIES LABELS mpi TIMEOUT 60
                            ENVIRONMENT "${TAKYON_MPI_PMIX_TEST_ENVIRONMENT}")
     endif()
-    if("srun" IN_LIST ARG_LAUNCHERS AND TAKYON_SLURM_SRUN AND have_pmix)
+    if("srun" IN_LIST ARG_LAUNCHERS AND np IN_LIST ARG_PMIX_NP AND TAKYON_SLURM_SRUN AND have_pmix)
       add_test(NAME ${base}.srun.np${np}
                COMMAND ${run} ${TAKYON_SLURM_SRUN} --mpi=pmix -n ${np} --overcommit $<TARGET_FILE:${target}>)
       set_tests_properties(${base}.srun.np${np} PROPERTIES LABELS mpi TIMEOUT 60 FIXTURES_REQUIRED takyon_slurm
@@ -71,7 +77,7 @@ function(takyon_mpi_program name)
     endif()
     # The output comparison is about MPI semantics, not memory or thread safety: the sanitizer
     # configurations already run the same program under every launcher, so it runs in the normal one.
-    if(ompi_prog AND TAKYON_SANITIZE STREQUAL "")
+    if(ompi_prog AND TAKYON_SANITIZE STREQUAL "" AND np IN_LIST ARG_PMIX_NP)
       add_test(NAME ${base}.compare.np${np}
                COMMAND ${TAKYON_MPI_RUN_PROGRAM} compare ${np} ${CMAKE_BINARY_DIR}/bin/takyon-run $<TARGET_FILE:${target}>
                        ${TAKYON_OMPI_MPIRUN} ${ompi_prog})
