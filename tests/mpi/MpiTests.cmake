@@ -56,10 +56,27 @@ function(takyon_mpi_program name)
     add_custom_target(${target}_ompi ALL DEPENDS ${ompi_prog})
   endif()
 
+  # The sanitizer configurations check memory and thread safety, not launch paths (tests/mpi/launch
+  # covers PMIx under them): ASan runs the PMIx launchers at the first PMIX_NP value only, TSan runs
+  # takyon-run only, at every NP up to 3 (the programs are single-threaded; TSan watches the
+  # library's and the launcher's own threads).
+  set(takyon_run_np ${ARG_NP})
+  if(TAKYON_SANITIZE STREQUAL "address")
+    list(SUBLIST ARG_PMIX_NP 0 1 ARG_PMIX_NP)
+  elseif(TAKYON_SANITIZE STREQUAL "thread")
+    set(ARG_PMIX_NP "")
+    set(takyon_run_np "")
+    foreach(np IN LISTS ARG_NP)
+      if(np LESS_EQUAL 3)
+        list(APPEND takyon_run_np ${np})
+      endif()
+    endforeach()
+  endif()
+
   set(run ${TAKYON_MPI_RUN_PROGRAM} run ${ARG_EXPECT} --)
   foreach(np IN LISTS ARG_NP)
     set(base mpi.${ARG_GROUP}.${name})
-    if("takyon-run" IN_LIST ARG_LAUNCHERS)
+    if("takyon-run" IN_LIST ARG_LAUNCHERS AND np IN_LIST takyon_run_np)
       add_test(NAME ${base}.takyon-run.np${np} COMMAND ${run} ${CMAKE_BINARY_DIR}/bin/takyon-run -n ${np} $<TARGET_FILE:${target}>)
       set_tests_properties(${base}.takyon-run.np${np} PROPERTIES LABELS mpi TIMEOUT 60 ENVIRONMENT "${TAKYON_TEST_ENVIRONMENT}")
     endif()
