@@ -18,6 +18,7 @@ static const char *class_name(int cls) {
     case MPI_ERR_TAG: return "MPI_ERR_TAG";
     case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL";
     case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
   }
   return "another class";
 }
@@ -140,6 +141,23 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Comm_free(&d));
   } else {
     PRINT0("members calling comm_dup and comm_split: MPI_ERR_OTHER\n");
+  }
+
+  /* libtakyon_mpi: context ids run out cleanly (2048 slots, WORLD and SELF hold two), and freed ones
+   * are reused */
+  if (is_takyon) {
+    enum { kMax = 2100 };
+    static MPI_Comm many[kMax];
+    int made = 0, rc = MPI_SUCCESS;
+    while (made < kMax && (rc = MPI_Comm_dup(MPI_COMM_WORLD, &many[made])) == MPI_SUCCESS) ++made;
+    CHECK(made == 2046);
+    expect("comm_dup with every context id in use", rc, MPI_ERR_INTERN);
+    CHECK_MPI(MPI_Comm_free(&many[1000]));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &many[1000]));
+    CHECK_MPI(MPI_Barrier(many[1000]));
+    for (int i = 0; i < made; ++i) CHECK_MPI(MPI_Comm_free(&many[i]));
+  } else {
+    PRINT0("comm_dup with every context id in use: MPI_ERR_INTERN\n");
   }
 
   /* still working: a split, a message and a barrier */
