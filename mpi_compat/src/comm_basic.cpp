@@ -10,9 +10,16 @@
 namespace takyon::mpi {
 namespace {
 
+// Field by field, so that fields added to CommInfo later need no change here.
 CommInfo make_predefined(MPI_Comm handle, int slot, bool is_self) {
-  CommInfo c{handle, slot * kCtxPerSlot, slot * kCtxPerSlot + 1, is_self, MPI_ERRORS_ARE_FATAL, {}, {}, 0, slot,
-             is_self ? "MPI_COMM_SELF" : "MPI_COMM_WORLD", {}};
+  CommInfo c{};
+  c.handle = handle;
+  c.ctx = slot * kCtxPerSlot;
+  c.coll_ctx = slot * kCtxPerSlot + 1;
+  c.is_self = is_self;
+  c.errhandler = MPI_ERRORS_ARE_FATAL;
+  c.slot = slot;
+  c.name = is_self ? "MPI_COMM_SELF" : "MPI_COMM_WORLD";
   return c;
 }
 
