@@ -30,6 +30,8 @@ struct Registry {
   std::unordered_map<MPI_Comm, std::unique_ptr<CommInfo>> live;
   std::vector<std::unique_ptr<CommInfo>> freed;  ///< kept while requests may still name them
   CtxMask free_mask{};
+  MPI_Comm last_handle = MPI_COMM_NULL;  ///< one-entry cache of find_comm (a live handle, or NULL)
+  CommInfo* last = nullptr;
   Registry() {
     for (auto& w : free_mask) w = ~std::uint64_t{0};
     free_mask[0] &= ~std::uint64_t{3};  // WORLD, SELF
@@ -46,9 +48,13 @@ Registry& registry() {
 CommInfo* find_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return &g_world;
   if (comm == MPI_COMM_SELF) return &g_self;
-  auto& live = registry().live;
-  auto it = live.find(comm);
-  return it != live.end() ? it->second.get() : nullptr;
+  Registry& r = registry();
+  if (comm == r.last_handle) return r.last;  // the communicator of the previous call, most often
+  auto it = r.live.find(comm);
+  if (it == r.live.end()) return nullptr;
+  r.last_handle = comm;
+  r.last = it->second.get();
+  return r.last;
 }
 
 void check_initialized(const char* fn) {
@@ -127,6 +133,10 @@ void release_comm(CommInfo& c) {
   Registry& r = registry();
   auto it = r.live.find(c.handle);
   if (it == r.live.end()) return;
+  if (r.last_handle == c.handle) {
+    r.last_handle = MPI_COMM_NULL;
+    r.last = nullptr;
+  }
   r.free_mask[std::size_t(c.slot) / 64] |= std::uint64_t{1} << (std::size_t(c.slot) % 64);
   // No request left anywhere: nothing can name an earlier freed communicator any more.
   if (engine().requests().live() == 0) r.freed.clear();
