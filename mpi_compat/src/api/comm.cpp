@@ -5,11 +5,14 @@
 // member asked for (color, key...) and the context slots free on it. Every member of a new
 // communicator then picks the lowest slot free on all its members, so context ids are unique among
 // each process's live communicators and messages on different communicators never match.
+// A member whose own arguments are bad still takes part in the exchange, marked (LocalError), so every
+// member fails (the others with MPI_ERR_OTHER naming it) instead of waiting for it forever.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "api/common.hpp"
@@ -29,7 +32,7 @@ struct Record {
   CreateOp op;
   std::int32_t color;
   std::int32_t key;
-  std::int32_t reserved;
+  std::int32_t error_class;  ///< nonzero: this member's arguments were bad (it fails with this class)
   CtxMask mask;
   char host[kHostBytes];
 };
@@ -54,18 +57,50 @@ Record make_record(CreateOp op, int color, int key) {
   return r;
 }
 
-/// Every member's record, by index in `members`; fails alike on every member if they called
+/// The error of a member's own argument checks, kept until the exchange is over.
+class LocalError {
+ public:
+  template <class Checks>
+  void run(const Checks& checks) {
+    try {
+      checks();
+    } catch (const MpiError& e) {
+      error_ = e;
+    }
+  }
+  [[nodiscard]] bool failed() const { return error_.has_value(); }
+  [[nodiscard]] int error_class() const { return error_ ? error_->error_class() : 0; }
+  void rethrow() const {
+    if (error_) throw *error_;
+  }
+
+ private:
+  std::optional<MpiError> error_;
+};
+
+/// Every member's record, by index in `members`. Then throws, alike on every member, if this
+/// member's arguments were bad (its own error), if another's were (MPI_ERR_OTHER), or if they called
 /// different creation functions.
-std::vector<Record> exchange(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag,
-                             const Record& mine, const char* fn) {
+std::vector<Record> exchange(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag, Record mine,
+                             const LocalError& local, const char* fn) {
+  mine.error_class = local.error_class();
   auto raw = exchange_all(over, members, me, ctx, tag, &mine, sizeof(Record));
   std::vector<Record> all(raw.size());
   for (std::size_t i = 0; i < raw.size(); ++i) std::memcpy(&all[i], raw[i].data(), sizeof(Record));
+  local.rethrow();
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (all[i].op != mine.op) {
       fail(MPI_ERR_OTHER, fn,
            "collective mismatch: world rank " + std::to_string(members[i]) + " called " + op_name(all[i].op) +
                " on this communicator at the same point");
+    }
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].error_class != 0) {
+      const char* name = error_class_name(all[i].error_class);
+      fail(MPI_ERR_OTHER, fn,
+           "world rank " + std::to_string(members[i]) + " passed invalid arguments (" +
+               (name != nullptr ? name : "an error") + " there), so no communicator was created");
     }
   }
   return all;
@@ -122,11 +157,13 @@ std::string host_identity() {
   return host + "\n" + boot_id;
 }
 
-MPI_Comm dup(CommInfo& parent, const char* fn) {
+MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn) {
+  LocalError local;
+  local.run([&] { check_newcomm(newcomm, fn); });
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
-  Record mine = make_record(CreateOp::kDup, 0, 0);
-  auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag, mine, fn);
+  auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag, make_record(CreateOp::kDup, 0, 0), local,
+                       fn);
   std::vector<int> idx(members.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
   MPI_Comm h = build(parent, members, recs, idx, fn);
@@ -148,8 +185,8 @@ using namespace takyon::mpi;
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return guarded("MPI_Comm_dup", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_dup");
-    check_newcomm(newcomm, "MPI_Comm_dup");
-    *newcomm = dup(c, "MPI_Comm_dup");
+    MPI_Comm h = dup(c, newcomm, "MPI_Comm_dup");
+    *newcomm = h;
     return MPI_SUCCESS;
   });
 }
@@ -158,8 +195,8 @@ TAKYON_MPI_WEAK_ALIAS(Comm_dup)
 extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info /*info*/, MPI_Comm* newcomm) {
   return guarded("MPI_Comm_dup_with_info", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_dup_with_info");
-    check_newcomm(newcomm, "MPI_Comm_dup_with_info");
-    *newcomm = dup(c, "MPI_Comm_dup_with_info");  // info hints are ignored
+    MPI_Comm h = dup(c, newcomm, "MPI_Comm_dup_with_info");  // info hints are ignored
+    *newcomm = h;
     return MPI_SUCCESS;
   });
 }
@@ -169,13 +206,16 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
   constexpr const char* fn = "MPI_Comm_split";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
-    check_newcomm(newcomm, fn);
-    if (color < 0 && color != MPI_UNDEFINED) {
-      fail(MPI_ERR_ARG, fn, "invalid color " + std::to_string(color) + " (argument color; >= 0 or MPI_UNDEFINED)");
-    }
+    LocalError local;
+    local.run([&] {
+      check_newcomm(newcomm, fn);
+      if (color < 0 && color != MPI_UNDEFINED) {
+        fail(MPI_ERR_ARG, fn, "invalid color " + std::to_string(color) + " (argument color; >= 0 or MPI_UNDEFINED)");
+      }
+    });
     std::vector<int> members = comm_members(c);
     auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
-                         make_record(CreateOp::kSplit, color, key), fn);
+                         make_record(CreateOp::kSplit, local.failed() ? MPI_UNDEFINED : color, key), local, fn);
     *newcomm = split_by_records(c, members, recs, fn);
     return MPI_SUCCESS;
   });
@@ -186,22 +226,25 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   constexpr const char* fn = "MPI_Comm_split_type";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
-    check_newcomm(newcomm, fn);
+    LocalError local;
     // SHARED: the ranks of this host. The hardware- and resource-guided types name no level this
     // library knows, for which the standard returns MPI_COMM_NULL.
     bool shared = split_type == MPI_COMM_TYPE_SHARED;
-    if (!shared && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
-        split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
-      fail(MPI_ERR_ARG, fn,
-           "invalid split_type " + std::to_string(split_type) +
-               " (argument split_type; MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_HW_GUIDED, "
-               "MPI_COMM_TYPE_RESOURCE_GUIDED or MPI_UNDEFINED)");
-    }
+    local.run([&] {
+      check_newcomm(newcomm, fn);
+      if (!shared && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
+          split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
+        fail(MPI_ERR_ARG, fn,
+             "invalid split_type " + std::to_string(split_type) +
+                 " (argument split_type; MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_HW_GUIDED, "
+                 "MPI_COMM_TYPE_RESOURCE_GUIDED or MPI_UNDEFINED)");
+      }
+    });
     Record mine = make_record(CreateOp::kSplitType, shared ? 0 : MPI_UNDEFINED, key);
     std::string host = host_identity();
     std::strncpy(mine.host, host.c_str(), kHostBytes - 1);
     std::vector<int> members = comm_members(c);
-    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag, mine, fn);
+    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag, mine, local, fn);
     for (std::size_t i = 0; i < recs.size(); ++i) {  // color: the first rank on the same host
       if (recs[i].color == MPI_UNDEFINED) continue;
       for (std::size_t j = 0; j <= i; ++j) {
@@ -239,14 +282,19 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
   constexpr const char* fn = "MPI_Comm_create";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
-    const Group& g = check_group(group, fn, "group");
-    check_newcomm(newcomm, fn);
-    std::vector<int> idx = group_in_parent(g, c, fn);
+    LocalError local;
+    const Group* g = nullptr;
+    std::vector<int> idx;
+    local.run([&] {
+      g = &check_group(group, fn, "group");
+      check_newcomm(newcomm, fn);
+      idx = group_in_parent(*g, c, fn);
+    });
     std::vector<int> members = comm_members(c);
-    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
-                         make_record(CreateOp::kCreate, 0, 0), fn);
+    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag, make_record(CreateOp::kCreate, 0, 0),
+                         local, fn);
     // Each member passes its own group (MPI-2.2: disjoint groups may differ), the same on all its members.
-    bool in = group_rank_of(g, engine().rank()) != MPI_UNDEFINED;
+    bool in = group_rank_of(*g, engine().rank()) != MPI_UNDEFINED;
     *newcomm = in ? build(c, members, recs, idx, fn) : MPI_COMM_NULL;
     return MPI_SUCCESS;
   });
@@ -257,19 +305,23 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   constexpr const char* fn = "MPI_Comm_create_group";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
+    // Checked at once: every member sees the same group and tag (a group reaching outside the
+    // parent would make the exchange wait for processes that are not calling).
     const Group& g = check_group(group, fn, "group");
-    check_newcomm(newcomm, fn);
     if (tag < 0 || tag > kTagUb) {
       fail(MPI_ERR_TAG, fn, "invalid tag " + std::to_string(tag) + " (argument tag; 0.." + std::to_string(kTagUb) + ")");
     }
     group_in_parent(g, c, fn);
+    LocalError local;
+    local.run([&] { check_newcomm(newcomm, fn); });
     int me = group_rank_of(g, engine().rank());
     if (me == MPI_UNDEFINED) {  // MPI-4: a local operation for a process outside the group
+      local.rethrow();
       *newcomm = MPI_COMM_NULL;
       return MPI_SUCCESS;
     }
     // Collective over the group only: in the parent's group-creation context, separated by the tag.
-    auto recs = exchange(c, g.ranks, me, group_ctx(c), tag, make_record(CreateOp::kCreateGroup, 0, 0), fn);
+    auto recs = exchange(c, g.ranks, me, group_ctx(c), tag, make_record(CreateOp::kCreateGroup, 0, 0), local, fn);
     std::vector<int> idx(g.ranks.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
     *newcomm = build(c, g.ranks, recs, idx, fn);

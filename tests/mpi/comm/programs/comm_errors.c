@@ -143,6 +143,23 @@ int main(int argc, char **argv) {
     PRINT0("members calling comm_dup and comm_split: MPI_ERR_OTHER\n");
   }
 
+  /* libtakyon_mpi: bad arguments on one member only fail every member instead of leaving the others
+   * waiting: that member with its own class, the others with MPI_ERR_OTHER */
+  if (is_takyon) {
+    int rc = MPI_Comm_split(MPI_COMM_WORLD, rank == size - 1 ? -5 : 0, 0, &nc);
+    CHECK(rc == (rank == size - 1 ? MPI_ERR_ARG : MPI_ERR_OTHER));
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, rank == 0 ? NULL : &nc);
+    CHECK(rc == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_OTHER));
+    MPI_Group wg_only0;
+    rc = MPI_Group_incl(wg, 1, twice, &wg_only0);
+    CHECK(rc == MPI_SUCCESS);
+    rc = MPI_Comm_create(MPI_COMM_WORLD, rank == 0 ? MPI_GROUP_NULL : wg_only0, &nc);
+    CHECK(rc == (rank == 0 ? MPI_ERR_GROUP : MPI_ERR_OTHER));
+    CHECK_MPI(MPI_Group_free(&wg_only0));
+  }
+  PRINT0("comm_split, comm_dup, comm_create with bad arguments on one member: it gets its class, the others "
+         "MPI_ERR_OTHER\n");
+
   /* libtakyon_mpi: context ids run out cleanly (2048 slots, WORLD and SELF hold two), and freed ones
    * are reused */
   if (is_takyon) {
