@@ -67,7 +67,8 @@ CommInfo& check_comm(MPI_Comm comm, const char* fn) {
   check_initialized(fn);
   if (CommInfo* c = find_comm(comm)) return *c;
   if (comm == MPI_COMM_NULL) fail(MPI_ERR_COMM, fn, "invalid communicator MPI_COMM_NULL (argument comm)");
-  fail(MPI_ERR_COMM, fn, "invalid communicator (argument comm): not a live communicator (freed, or never created)");
+  fail(MPI_ERR_COMM, fn,
+       "invalid communicator (argument comm): not a live communicator (freed, or never created)");
 }
 
 int comm_size(const CommInfo& c) {

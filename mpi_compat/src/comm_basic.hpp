@@ -38,7 +38,9 @@ struct CommInfo {
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.
-inline int group_ctx(const CommInfo& c) { return c.slot * kCtxPerSlot + 2; }
+inline int group_ctx(const CommInfo& c) {
+  return c.slot * kCtxPerSlot + 2;
+}
 
 /// WORLD, SELF or a live derived communicator; nullptr for anything else (never dereferences `comm`).
 CommInfo* find_comm(MPI_Comm comm);

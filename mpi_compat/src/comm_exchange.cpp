@@ -11,7 +11,8 @@
 namespace takyon::mpi {
 namespace {
 
-Request* make(RequestKind kind, CommInfo& over, int world_peer, int ctx, int tag, void* buf, std::size_t bytes) {
+Request* make(RequestKind kind, CommInfo& over, int world_peer, int ctx, int tag, void* buf,
+              std::size_t bytes) {
   Request* r = engine().requests().acquire();
   r->kind = kind;
   r->mode = SendMode::kStandard;
@@ -31,8 +32,8 @@ Request* make(RequestKind kind, CommInfo& over, int world_peer, int ctx, int tag
 // dist of them, to member me - dist and receives as many from me + dist; after ceil(log2 n) rounds
 // block i of `held` is member (me + i) % n's. Rounds run in order on every member, so two messages
 // between the same pair (same context and tag) match in order.
-std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::vector<int>& members, int me, int ctx,
-                                                     int tag, const void* mine, std::size_t bytes) {
+std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::vector<int>& members, int me,
+                                                     int ctx, int tag, const void* mine, std::size_t bytes) {
   const std::size_t n = members.size();
   std::vector<unsigned char> held(n * bytes);
   if (bytes > 0) std::memcpy(held.data(), mine, bytes);
@@ -52,8 +53,9 @@ std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::
     e.requests().release(sr);
     if (bad) {
       fail(MPI_ERR_INTERN, "communicator creation",
-           "world rank " + std::to_string(from) + " sent creation records of another size (did every member "
-           "call the same creation function?)");
+           "world rank " + std::to_string(from) +
+               " sent creation records of another size (did every member "
+               "call the same creation function?)");
     }
   }
   std::vector<std::vector<unsigned char>> all(n);

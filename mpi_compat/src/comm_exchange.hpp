@@ -19,7 +19,7 @@ inline constexpr int kCommCreateTag = 0x43524541;  // "CREA"
 /// communicator the messages belong to (for error reporting). ceil(log2 n) rounds of one message
 /// each way (Bruck). Blocking; throws PeerFailure or
 /// MpiError(MPI_ERR_INTERN) if a peer's record has the wrong size.
-std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::vector<int>& members, int me, int ctx,
-                                                     int tag, const void* mine, std::size_t bytes);
+std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::vector<int>& members, int me,
+                                                     int ctx, int tag, const void* mine, std::size_t bytes);
 
 }  // namespace takyon::mpi

@@ -30,8 +30,10 @@ const Group* find_group(MPI_Group group) {
 
 const Group& check_group(MPI_Group group, const char* fn, const char* arg) {
   if (const Group* g = find_group(group)) return *g;
-  if (group == MPI_GROUP_NULL) fail(MPI_ERR_GROUP, fn, std::string("invalid group MPI_GROUP_NULL (argument ") + arg + ")");
-  fail(MPI_ERR_GROUP, fn, std::string("invalid group (argument ") + arg + "): not a live group (freed, or never created)");
+  if (group == MPI_GROUP_NULL)
+    fail(MPI_ERR_GROUP, fn, std::string("invalid group MPI_GROUP_NULL (argument ") + arg + ")");
+  fail(MPI_ERR_GROUP, fn,
+       std::string("invalid group (argument ") + arg + "): not a live group (freed, or never created)");
 }
 
 MPI_Group new_group(std::vector<int> ranks) {
@@ -43,7 +45,9 @@ MPI_Group new_group(std::vector<int> ranks) {
   return h;
 }
 
-void free_group(MPI_Group group) { registry().erase(group); }
+void free_group(MPI_Group group) {
+  registry().erase(group);
+}
 
 int group_rank_of(const Group& g, int world_rank) {
   for (std::size_t i = 0; i < g.ranks.size(); ++i) {

@@ -40,7 +40,9 @@ bool is_predefined(int keyval) {
 /// A usable user keyval; throws MPI_ERR_KEYVAL naming `fn` otherwise.
 Keyval& check_keyval(int keyval, const char* fn) {
   if (is_predefined(keyval)) {
-    fail(MPI_ERR_KEYVAL, fn, "keyval " + std::to_string(keyval) + " is predefined and cannot be set or deleted (argument comm_keyval)");
+    fail(MPI_ERR_KEYVAL, fn,
+         "keyval " + std::to_string(keyval) +
+             " is predefined and cannot be set or deleted (argument comm_keyval)");
   }
   auto it = keyvals().all.find(keyval);
   if (it == keyvals().all.end() || it->second.freed) {
@@ -115,7 +117,8 @@ extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_at
                                        MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
                                        void* extra_state) {
   return guarded("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&] {
-    if (comm_keyval == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_create_keyval", "comm_keyval is NULL (argument comm_keyval)");
+    if (comm_keyval == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Comm_create_keyval", "comm_keyval is NULL (argument comm_keyval)");
     Keyvals& k = keyvals();
     int id = k.next++;
     k.all[id] = Keyval{comm_copy_attr_fn, comm_delete_attr_fn, extra_state};
@@ -127,7 +130,8 @@ TAKYON_MPI_WEAK_ALIAS(Comm_create_keyval)
 
 extern "C" int PMPI_Comm_free_keyval(int* comm_keyval) {
   return guarded("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&] {
-    if (comm_keyval == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_free_keyval", "comm_keyval is NULL (argument comm_keyval)");
+    if (comm_keyval == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Comm_free_keyval", "comm_keyval is NULL (argument comm_keyval)");
     Keyval& kv = check_keyval(*comm_keyval, "MPI_Comm_free_keyval");
     kv.freed = true;
     if (kv.holders == 0) keyvals().all.erase(*comm_keyval);
@@ -145,7 +149,8 @@ extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribut
     auto it = find_attr(c, comm_keyval);
     if (it != c.attrs.end()) {
       int rc = call_delete(c, comm_keyval, it->second);
-      if (rc != MPI_SUCCESS) fail(rc, fn, "the delete callback of the old value returned error code " + std::to_string(rc));
+      if (rc != MPI_SUCCESS)
+        fail(rc, fn, "the delete callback of the old value returned error code " + std::to_string(rc));
       it = find_attr(c, comm_keyval);  // the callback may have changed the list
     }
     if (it != c.attrs.end()) {
@@ -166,7 +171,8 @@ extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     check_keyval(comm_keyval, fn);
     auto it = find_attr(c, comm_keyval);
     if (it == c.attrs.end()) {
-      fail(MPI_ERR_KEYVAL, fn, "keyval " + std::to_string(comm_keyval) + " has no value on this communicator");
+      fail(MPI_ERR_KEYVAL, fn,
+           "keyval " + std::to_string(comm_keyval) + " has no value on this communicator");
     }
     int rc = call_delete(c, comm_keyval, it->second);
     if (rc != MPI_SUCCESS) fail(rc, fn, "the delete callback returned error code " + std::to_string(rc));
@@ -194,17 +200,33 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribut
     static int lastusedcode = MPI_ERR_LASTCODE;
     int* value = nullptr;
     switch (comm_keyval) {
-      case MPI_TAG_UB: value = &tag_ub; break;
-      case MPI_UNIVERSE_SIZE: universe = engine().size(); value = &universe; break;
-      case MPI_APPNUM: value = &appnum; break;
-      case MPI_WTIME_IS_GLOBAL: value = &wtime_global; break;
-      case MPI_HOST: value = &host; break;
-      case MPI_IO: value = &io; break;
-      case MPI_LASTUSEDCODE: value = &lastusedcode; break;
+      case MPI_TAG_UB:
+        value = &tag_ub;
+        break;
+      case MPI_UNIVERSE_SIZE:
+        universe = engine().size();
+        value = &universe;
+        break;
+      case MPI_APPNUM:
+        value = &appnum;
+        break;
+      case MPI_WTIME_IS_GLOBAL:
+        value = &wtime_global;
+        break;
+      case MPI_HOST:
+        value = &host;
+        break;
+      case MPI_IO:
+        value = &io;
+        break;
+      case MPI_LASTUSEDCODE:
+        value = &lastusedcode;
+        break;
       default: {
         auto kv = keyvals().all.find(comm_keyval);
         if (kv == keyvals().all.end()) {
-          fail(MPI_ERR_KEYVAL, fn, "invalid keyval " + std::to_string(comm_keyval) + " (argument comm_keyval)");
+          fail(MPI_ERR_KEYVAL, fn,
+               "invalid keyval " + std::to_string(comm_keyval) + " (argument comm_keyval)");
         }
         auto it = find_attr(c, comm_keyval);
         *flag = it != c.attrs.end() ? 1 : 0;

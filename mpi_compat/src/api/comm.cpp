@@ -39,11 +39,16 @@ struct Record {
 
 const char* op_name(CreateOp op) {
   switch (op) {
-    case CreateOp::kDup: return "MPI_Comm_dup";
-    case CreateOp::kSplit: return "MPI_Comm_split";
-    case CreateOp::kSplitType: return "MPI_Comm_split_type";
-    case CreateOp::kCreate: return "MPI_Comm_create";
-    case CreateOp::kCreateGroup: return "MPI_Comm_create_group";
+    case CreateOp::kDup:
+      return "MPI_Comm_dup";
+    case CreateOp::kSplit:
+      return "MPI_Comm_split";
+    case CreateOp::kSplitType:
+      return "MPI_Comm_split_type";
+    case CreateOp::kCreate:
+      return "MPI_Comm_create";
+    case CreateOp::kCreateGroup:
+      return "MPI_Comm_create_group";
   }
   return "?";
 }
@@ -81,8 +86,8 @@ class LocalError {
 /// Every member's record, by index in `members`. Then throws, alike on every member, if this
 /// member's arguments were bad (its own error), if another's were (MPI_ERR_OTHER), or if they called
 /// different creation functions.
-std::vector<Record> exchange(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag, Record mine,
-                             const LocalError& local, const char* fn) {
+std::vector<Record> exchange(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag,
+                             Record mine, const LocalError& local, const char* fn) {
   mine.error_class = local.error_class();
   auto raw = exchange_all(over, members, me, ctx, tag, &mine, sizeof(Record));
   std::vector<Record> all(raw.size());
@@ -162,8 +167,8 @@ MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn) {
   local.run([&] { check_newcomm(newcomm, fn); });
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
-  auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag, make_record(CreateOp::kDup, 0, 0), local,
-                       fn);
+  auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag,
+                       make_record(CreateOp::kDup, 0, 0), local, fn);
   std::vector<int> idx(members.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
   MPI_Comm h = build(parent, members, recs, idx, fn);
@@ -210,19 +215,22 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
     local.run([&] {
       check_newcomm(newcomm, fn);
       if (color < 0 && color != MPI_UNDEFINED) {
-        fail(MPI_ERR_ARG, fn, "invalid color " + std::to_string(color) + " (argument color; >= 0 or MPI_UNDEFINED)");
+        fail(MPI_ERR_ARG, fn,
+             "invalid color " + std::to_string(color) + " (argument color; >= 0 or MPI_UNDEFINED)");
       }
     });
     std::vector<int> members = comm_members(c);
-    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
-                         make_record(CreateOp::kSplit, local.failed() ? MPI_UNDEFINED : color, key), local, fn);
+    auto recs =
+        exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
+                 make_record(CreateOp::kSplit, local.failed() ? MPI_UNDEFINED : color, key), local, fn);
     *newcomm = split_by_records(c, members, recs, fn);
     return MPI_SUCCESS;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Comm_split)
 
-extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info /*info*/, MPI_Comm* newcomm) {
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info /*info*/,
+                                    MPI_Comm* newcomm) {
   constexpr const char* fn = "MPI_Comm_split_type";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
@@ -236,7 +244,8 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
           split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
         fail(MPI_ERR_ARG, fn,
              "invalid split_type " + std::to_string(split_type) +
-                 " (argument split_type; MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_HW_GUIDED, "
+                 " (argument split_type; MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_UNGUIDED, "
+                 "MPI_COMM_TYPE_HW_GUIDED, "
                  "MPI_COMM_TYPE_RESOURCE_GUIDED or MPI_UNDEFINED)");
       }
     });
@@ -291,8 +300,8 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
       idx = group_in_parent(*g, c, fn);
     });
     std::vector<int> members = comm_members(c);
-    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag, make_record(CreateOp::kCreate, 0, 0),
-                         local, fn);
+    auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
+                         make_record(CreateOp::kCreate, 0, 0), local, fn);
     // Each member passes its own group (MPI-2.2: disjoint groups may differ), the same on all its members.
     bool in = group_rank_of(*g, engine().rank()) != MPI_UNDEFINED;
     *newcomm = in ? build(c, members, recs, idx, fn) : MPI_COMM_NULL;
@@ -309,7 +318,8 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
     // parent would make the exchange wait for processes that are not calling).
     const Group& g = check_group(group, fn, "group");
     if (tag < 0 || tag > kTagUb) {
-      fail(MPI_ERR_TAG, fn, "invalid tag " + std::to_string(tag) + " (argument tag; 0.." + std::to_string(kTagUb) + ")");
+      fail(MPI_ERR_TAG, fn,
+           "invalid tag " + std::to_string(tag) + " (argument tag; 0.." + std::to_string(kTagUb) + ")");
     }
     group_in_parent(g, c, fn);
     LocalError local;
@@ -321,7 +331,8 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
       return MPI_SUCCESS;
     }
     // Collective over the group only: in the parent's group-creation context, separated by the tag.
-    auto recs = exchange(c, g.ranks, me, group_ctx(c), tag, make_record(CreateOp::kCreateGroup, 0, 0), local, fn);
+    auto recs =
+        exchange(c, g.ranks, me, group_ctx(c), tag, make_record(CreateOp::kCreateGroup, 0, 0), local, fn);
     std::vector<int> idx(g.ranks.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
     *newcomm = build(c, g.ranks, recs, idx, fn);
@@ -336,11 +347,13 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
     if (comm == nullptr) fail(MPI_ERR_ARG, fn, "comm is NULL (argument comm)");
     CommInfo& c = check_comm(*comm, fn);
     if (c.members.empty()) {
-      fail(MPI_ERR_COMM, fn, std::string("cannot free the predefined communicator ") +
-                                 (c.is_self ? "MPI_COMM_SELF" : "MPI_COMM_WORLD") + " (argument comm)");
+      fail(MPI_ERR_COMM, fn,
+           std::string("cannot free the predefined communicator ") +
+               (c.is_self ? "MPI_COMM_SELF" : "MPI_COMM_WORLD") + " (argument comm)");
     }
     int rc = delete_attrs(c);
-    if (rc != MPI_SUCCESS) fail(rc, fn, "an attribute delete callback returned error code " + std::to_string(rc));
+    if (rc != MPI_SUCCESS)
+      fail(rc, fn, "an attribute delete callback returned error code " + std::to_string(rc));
     release_comm(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -391,7 +404,8 @@ TAKYON_MPI_WEAK_ALIAS(Comm_test_inter)
 extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
   return guarded("MPI_Comm_set_name", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_set_name");
-    if (comm_name == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_set_name", "comm_name is NULL (argument comm_name)");
+    if (comm_name == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Comm_set_name", "comm_name is NULL (argument comm_name)");
     c.name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));  // longer names are truncated
     return MPI_SUCCESS;
   });

@@ -10,7 +10,9 @@
 namespace takyon::mpi {
 namespace {
 
-bool contains(const Group& g, int world_rank) { return group_rank_of(g, world_rank) != MPI_UNDEFINED; }
+bool contains(const Group& g, int world_rank) {
+  return group_rank_of(g, world_rank) != MPI_UNDEFINED;
+}
 
 void check_out(const void* p, const char* fn, const char* arg) {
   if (p == nullptr) fail(MPI_ERR_ARG, fn, std::string(arg) + " is NULL (argument " + arg + ")");
@@ -23,7 +25,8 @@ void check_n(int n, const char* fn) {
 void check_rank_in(const Group& g, int rank, const char* fn, const std::string& arg) {
   if (rank < 0 || rank >= int(g.ranks.size())) {
     fail(MPI_ERR_RANK, fn,
-         "invalid rank " + std::to_string(rank) + " (" + arg + ", group size " + std::to_string(g.ranks.size()) + ")");
+         "invalid rank " + std::to_string(rank) + " (" + arg + ", group size " +
+             std::to_string(g.ranks.size()) + ")");
   }
 }
 
@@ -36,7 +39,8 @@ std::vector<int> checked_ranks(const Group& g, int n, const int* ranks, const ch
   for (int i = 0; i < n; ++i) {
     check_rank_in(g, ranks[i], fn, "ranks[" + std::to_string(i) + "]");
     if (seen[std::size_t(ranks[i])]) {
-      fail(MPI_ERR_RANK, fn, "rank " + std::to_string(ranks[i]) + " listed twice (ranks[" + std::to_string(i) + "])");
+      fail(MPI_ERR_RANK, fn,
+           "rank " + std::to_string(ranks[i]) + " listed twice (ranks[" + std::to_string(i) + "])");
     }
     seen[std::size_t(ranks[i])] = true;
     out.push_back(ranks[i]);
@@ -126,7 +130,8 @@ extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ran
       if (ranks1[i] != MPI_PROC_NULL) check_rank_in(g1, ranks1[i], fn, "ranks1[" + std::to_string(i) + "]");
     }
     for (int i = 0; i < n; ++i) {
-      ranks2[i] = ranks1[i] == MPI_PROC_NULL ? MPI_PROC_NULL : group_rank_of(g2, g1.ranks[std::size_t(ranks1[i])]);
+      ranks2[i] =
+          ranks1[i] == MPI_PROC_NULL ? MPI_PROC_NULL : group_rank_of(g2, g1.ranks[std::size_t(ranks1[i])]);
     }
     return MPI_SUCCESS;
   });
