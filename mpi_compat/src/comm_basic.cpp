@@ -2,13 +2,19 @@
 // The predefined communicators and the registry of derived ones (see comm_basic.hpp).
 #include "comm_basic.hpp"
 
+#include <limits>
 #include <unordered_map>
 
 #include "errors.hpp"
 #include "runtime.hpp"
+#include "shm/layout.hpp"
 
 namespace takyon::mpi {
 namespace {
+
+// Every context id travels in the frame header (shm rings and path channels alike).
+static_assert(std::numeric_limits<decltype(shm::CellHeader::ctx)>::max() >= kCtxSlots * kCtxPerSlot,
+              "context ids must fit the envelope's ctx field");
 
 // Field by field, so that fields added to CommInfo later need no change here.
 CommInfo make_predefined(MPI_Comm handle, int slot, bool is_self) {
