@@ -1,22 +1,66 @@
 // SPDX-License-Identifier: MIT
-// MPI_COMM_WORLD and MPI_COMM_SELF (see comm_basic.hpp).
+// The predefined communicators and the registry of derived ones (see comm_basic.hpp).
 #include "comm_basic.hpp"
+
+#include <limits>
+#include <unordered_map>
 
 #include "errors.hpp"
 #include "runtime.hpp"
+#include "shm/layout.hpp"
 
 namespace takyon::mpi {
 namespace {
 
-CommInfo g_world{MPI_COMM_WORLD, 0, 1, false, MPI_ERRORS_ARE_FATAL};
-CommInfo g_self{MPI_COMM_SELF, 2, 3, true, MPI_ERRORS_ARE_FATAL};
+// Every context id travels in the frame header (shm rings and path channels alike).
+static_assert(std::numeric_limits<decltype(shm::CellHeader::ctx)>::max() >= kCtxSlots * kCtxPerSlot,
+              "context ids must fit the envelope's ctx field");
+
+// Field by field, so that fields added to CommInfo later need no change here.
+CommInfo make_predefined(MPI_Comm handle, int slot, bool is_self) {
+  CommInfo c{};
+  c.handle = handle;
+  c.ctx = slot * kCtxPerSlot;
+  c.coll_ctx = slot * kCtxPerSlot + 1;
+  c.is_self = is_self;
+  c.errhandler = MPI_ERRORS_ARE_FATAL;
+  c.slot = slot;
+  c.name = is_self ? "MPI_COMM_SELF" : "MPI_COMM_WORLD";
+  return c;
+}
+
+CommInfo g_world = make_predefined(MPI_COMM_WORLD, 0, false);
+CommInfo g_self = make_predefined(MPI_COMM_SELF, 1, true);
+
+struct Registry {
+  std::unordered_map<MPI_Comm, std::unique_ptr<CommInfo>> live;
+  std::vector<std::unique_ptr<CommInfo>> freed;  ///< kept while requests may still name them
+  CtxMask free_mask{};
+  MPI_Comm last_handle = MPI_COMM_NULL;  ///< one-entry cache of find_comm (a live handle, or NULL)
+  CommInfo* last = nullptr;
+  Registry() {
+    for (auto& w : free_mask) w = ~std::uint64_t{0};
+    free_mask[0] &= ~std::uint64_t{3};  // WORLD, SELF
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
 
 }  // namespace
 
 CommInfo* find_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return &g_world;
   if (comm == MPI_COMM_SELF) return &g_self;
-  return nullptr;
+  Registry& r = registry();
+  if (comm == r.last_handle) return r.last;  // the communicator of the previous call, most often
+  auto it = r.live.find(comm);
+  if (it == r.live.end()) return nullptr;
+  r.last_handle = comm;
+  r.last = it->second.get();
+  return r.last;
 }
 
 void check_initialized(const char* fn) {
@@ -29,18 +73,82 @@ CommInfo& check_comm(MPI_Comm comm, const char* fn) {
   check_initialized(fn);
   if (CommInfo* c = find_comm(comm)) return *c;
   if (comm == MPI_COMM_NULL) fail(MPI_ERR_COMM, fn, "invalid communicator MPI_COMM_NULL (argument comm)");
-  fail(MPI_ERR_COMM, fn, "invalid communicator (argument comm): not MPI_COMM_WORLD or MPI_COMM_SELF, the only "
-                         "communicators this version provides");
+  fail(MPI_ERR_COMM, fn,
+       "invalid communicator (argument comm): not a live communicator (freed, or never created)");
 }
 
-int comm_size(const CommInfo& c) { return c.is_self ? 1 : engine().size(); }
-int comm_rank(const CommInfo& c) { return c.is_self ? 0 : engine().rank(); }
-int to_world(const CommInfo& c, int rank) { return c.is_self ? engine().rank() : rank; }
-int from_world(const CommInfo& c, int world_rank) { return c.is_self ? 0 : world_rank; }
+int comm_size(const CommInfo& c) {
+  if (c.is_self) return 1;
+  return c.members.empty() ? engine().size() : int(c.members.size());
+}
+int comm_rank(const CommInfo& c) {
+  if (c.is_self) return 0;
+  return c.members.empty() ? engine().rank() : c.rank;
+}
+int to_world(const CommInfo& c, int rank) {
+  if (c.is_self) return engine().rank();
+  return c.members.empty() ? rank : c.members[std::size_t(rank)];
+}
+int from_world(const CommInfo& c, int world_rank) {
+  if (c.is_self) return world_rank == engine().rank() ? 0 : -1;
+  if (c.members.empty()) return world_rank;
+  if (world_rank < 0 || std::size_t(world_rank) >= c.world_to_rank.size()) return -1;
+  return c.world_to_rank[std::size_t(world_rank)];
+}
+
+std::vector<int> comm_members(const CommInfo& c) {
+  if (!c.members.empty()) return c.members;
+  if (c.is_self) return {engine().rank()};
+  std::vector<int> all(std::size_t(engine().size()));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+  return all;
+}
 
 MPI_Errhandler errhandler_of(MPI_Comm comm) {
   CommInfo* c = find_comm(comm);
   return c != nullptr ? c->errhandler : g_world.errhandler;
+}
+
+void free_slots(CtxMask& mask) {
+  const Registry& r = registry();
+  for (std::size_t i = 0; i < std::size(mask); ++i) mask[i] = r.free_mask[i];
+}
+
+CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errhandler) {
+  Registry& r = registry();
+  auto c = std::make_unique<CommInfo>();
+  c->handle = reinterpret_cast<MPI_Comm>(c.get());
+  c->slot = slot;
+  c->ctx = slot * kCtxPerSlot;
+  c->coll_ctx = slot * kCtxPerSlot + 1;
+  c->is_self = false;
+  c->errhandler = errhandler;
+  c->world_to_rank.assign(std::size_t(engine().size()), -1);
+  const int me = engine().rank();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    c->world_to_rank[std::size_t(members[i])] = int(i);
+    if (members[i] == me) c->rank = int(i);
+  }
+  c->members = std::move(members);
+  r.free_mask[std::size_t(slot) / 64] &= ~(std::uint64_t{1} << (std::size_t(slot) % 64));
+  CommInfo& ref = *c;
+  r.live.emplace(ref.handle, std::move(c));
+  return ref;
+}
+
+void release_comm(CommInfo& c) {
+  Registry& r = registry();
+  auto it = r.live.find(c.handle);
+  if (it == r.live.end()) return;
+  if (r.last_handle == c.handle) {
+    r.last_handle = MPI_COMM_NULL;
+    r.last = nullptr;
+  }
+  r.free_mask[std::size_t(c.slot) / 64] |= std::uint64_t{1} << (std::size_t(c.slot) % 64);
+  // No request left anywhere: nothing can name an earlier freed communicator any more.
+  if (engine().requests().live() == 0) r.freed.clear();
+  r.freed.push_back(std::move(it->second));
+  r.live.erase(it);
 }
 
 }  // namespace takyon::mpi

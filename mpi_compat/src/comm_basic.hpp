@@ -1,11 +1,26 @@
 // SPDX-License-Identifier: MIT
-// The predefined communicators MPI_COMM_WORLD and MPI_COMM_SELF (communicator management arrives
-// with part 2): context ids, rank translation and each one's error handler.
+// Communicators: the predefined MPI_COMM_WORLD and MPI_COMM_SELF and the derived ones (Comm_dup,
+// split, create...), their context ids, rank translation, names, attributes and error handlers.
+// A derived communicator's MPI_Comm handle is the address of its heap CommInfo; find_comm() looks a
+// handle up in a registry of live communicators and never dereferences a handle it did not hand out.
 #pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "mpi.h"
 
 namespace takyon::mpi {
+
+/// Context ids come in slots: slot k owns ctx 4k (point-to-point), 4k+1 (collectives) and 4k+2
+/// (Comm_create_group's exchange, keyed by the user's tag). Slot 0 is WORLD, 1 is SELF.
+inline constexpr int kCtxSlots = 2048;
+inline constexpr int kCtxPerSlot = 4;
+/// One bit per slot, set where the slot is free on this process (exchanged when creating).
+using CtxMask = std::uint64_t[kCtxSlots / 64];
 
 struct CommInfo {
   MPI_Comm handle;
@@ -13,9 +28,21 @@ struct CommInfo {
   int coll_ctx;   ///< context id of the communicator's collectives (never matches user messages)
   bool is_self;
   MPI_Errhandler errhandler;
+  // --- communicator management (part 2); WORLD and SELF leave members empty ---
+  std::vector<int> members;        ///< world rank of each rank of a derived communicator
+  std::vector<int> world_to_rank;  ///< rank of each world rank in it, -1 for non-members
+  int rank = 0;                    ///< this process's rank in a derived communicator
+  int slot = 0;                    ///< context-id slot (ctx == slot * kCtxPerSlot)
+  std::string name;
+  std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
 };
 
-/// WORLD or SELF, or nullptr for anything else.
+/// The context id of a communicator's Comm_create_group exchanges.
+inline int group_ctx(const CommInfo& c) {
+  return c.slot * kCtxPerSlot + 2;
+}
+
+/// WORLD, SELF or a live derived communicator; nullptr for anything else (never dereferences `comm`).
 CommInfo* find_comm(MPI_Comm comm);
 /// Like find_comm() but throws MpiError(MPI_ERR_COMM) naming `fn`; also checks MPI is initialized.
 CommInfo& check_comm(MPI_Comm comm, const char* fn);
@@ -24,11 +51,29 @@ void check_initialized(const char* fn);
 
 int comm_size(const CommInfo& c);
 int comm_rank(const CommInfo& c);
-/// A rank of `c` (0..size-1) as a world rank, and back.
+/// A rank of `c` (0..size-1) as a world rank, and back (-1 for a world rank not in `c`).
 int to_world(const CommInfo& c, int rank);
 int from_world(const CommInfo& c, int world_rank);
+/// The world ranks of `c`'s members, by rank.
+std::vector<int> comm_members(const CommInfo& c);
 
 /// `comm`'s error handler; MPI_COMM_WORLD's for an invalid communicator.
 MPI_Errhandler errhandler_of(MPI_Comm comm);
+
+/// Fills `mask` with this process's free context slots.
+void free_slots(CtxMask& mask);
+/// Registers a new derived communicator over `members` (world ranks, by new rank; must include this
+/// process) in context slot `slot` (free here), inheriting `errhandler`. Returns it (owned by the registry).
+CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errhandler);
+/// Frees a derived communicator: the handle becomes invalid and its slot free. Its memory stays
+/// until the process exits, so requests still naming it stay safe.
+void release_comm(CommInfo& c);
+
+/// Attributes (api/attr.cpp). Comm_dup: runs the copy callbacks of `from`'s attributes into `to`;
+/// returns MPI_SUCCESS or the first failing callback's code.
+int copy_attrs(CommInfo& from, CommInfo& to);
+/// Comm_free, MPI_Finalize (SELF): runs the delete callbacks, last attribute set first, and removes
+/// them; returns MPI_SUCCESS or the first failing callback's code.
+int delete_attrs(CommInfo& c);
 
 }  // namespace takyon::mpi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Environment: Init/Finalize/Abort, thread levels, versions, processor name, timers, Alloc_mem,
-// Comm_rank/size and the predefined communicator attributes.
+// Comm_rank/size (the predefined communicator attributes: api/attr.cpp).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -70,6 +70,8 @@ TAKYON_MPI_WEAK_ALIAS(Finalized)
 extern "C" int PMPI_Finalize(void) {
   return guarded("MPI_Finalize", MPI_COMM_WORLD, [&] {
     check_initialized("MPI_Finalize");
+    int rc = delete_attrs(*find_comm(MPI_COMM_SELF));  // MPI: SELF's attributes go first, LIFO
+    if (rc != MPI_SUCCESS) fail(rc, "MPI_Finalize", "an MPI_COMM_SELF attribute delete callback returned error code " + std::to_string(rc));
     wait_buffered_sends();
     barrier(*find_comm(MPI_COMM_WORLD));  // progressing: peers still receiving from us get their data
     runtime_finalize();
@@ -190,36 +192,6 @@ extern "C" int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Comm_rank)
-
-extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
-  return guarded("MPI_Comm_get_attr", comm, [&] {
-    CommInfo& c = check_comm(comm, "MPI_Comm_get_attr");
-    if (attribute_val == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_get_attr", "NULL argument");
-    static int tag_ub = kTagUb;
-    static int universe = 0;
-    static int appnum = 0;
-    static int wtime_global = 0;
-    static int host = MPI_PROC_NULL;
-    static int io = MPI_ANY_SOURCE;
-    int* value = nullptr;
-    switch (comm_keyval) {
-      case MPI_TAG_UB: value = &tag_ub; break;
-      case MPI_UNIVERSE_SIZE: universe = comm_size(c.is_self ? *find_comm(MPI_COMM_WORLD) : c); value = &universe; break;
-      case MPI_APPNUM: value = &appnum; break;
-      case MPI_WTIME_IS_GLOBAL: value = &wtime_global; break;
-      case MPI_HOST: value = &host; break;
-      case MPI_IO: value = &io; break;
-      default:
-        fail(MPI_ERR_KEYVAL, "MPI_Comm_get_attr",
-             "invalid keyval " + std::to_string(comm_keyval) +
-                 " (argument comm_keyval; user keyvals arrive with part 2)");
-    }
-    *static_cast<int**>(attribute_val) = value;
-    *flag = 1;
-    return MPI_SUCCESS;
-  });
-}
-TAKYON_MPI_WEAK_ALIAS(Comm_get_attr)
 
 extern "C" int PMPI_Get_address(const void* location, MPI_Aint* address) {
   if (address == nullptr) return raise_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_address: address is NULL");
