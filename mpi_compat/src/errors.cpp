@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdio>
+#include <memory>
+#include <unordered_map>
 
 #include "comm_basic.hpp"
 #include "runtime.hpp"
@@ -51,6 +53,13 @@ constexpr ClassInfo kClasses[] = {
 // One detailed message per class, the most recent (single-threaded: the MPI thread).
 std::array<std::string, 64> g_details;
 
+// User error handlers by handle (single-threaded: the MPI thread). Never erased: a communicator may
+// still use a freed handler, and handles must not be reused while it does.
+std::unordered_map<const void*, std::unique_ptr<UserErrhandler>>& user_errhandlers() {
+  static std::unordered_map<const void*, std::unique_ptr<UserErrhandler>> handlers;
+  return handlers;
+}
+
 const ClassInfo* find_class(int error_class) {
   for (const auto& c : kClasses) {
     if (c.error_class == error_class) return &c;
@@ -83,11 +92,30 @@ int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
   if (error_class >= 0 && std::size_t(error_class) < g_details.size()) g_details[std::size_t(error_class)] = message;
   MPI_Errhandler handler = errhandler_of(comm);
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (UserErrhandler* user = find_user_errhandler(handler)) {
+    MPI_Comm target = find_comm(comm) != nullptr ? comm : MPI_COMM_WORLD;
+    int code = error_class;
+    user->fn(&target, &code);
+    return error_class;
+  }
   const char* name = error_class_name(error_class);
   std::fprintf(stderr, "takyon-mpi: rank %d: %s (%s); MPI_ERRORS_ARE_FATAL: aborting the job\n", world_rank_or_minus1(),
                message.c_str(), name != nullptr ? name : "unknown error class");
   std::fflush(stderr);
   abort_job(error_class == 0 ? 1 : error_class, message);
+}
+
+MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn) {
+  auto h = std::make_unique<UserErrhandler>();
+  h->fn = fn;
+  auto handle = reinterpret_cast<MPI_Errhandler>(h.get());
+  user_errhandlers().emplace(h.get(), std::move(h));
+  return handle;
+}
+
+UserErrhandler* find_user_errhandler(MPI_Errhandler h) {
+  auto it = user_errhandlers().find(reinterpret_cast<const void*>(h));
+  return it != user_errhandlers().end() ? it->second.get() : nullptr;
 }
 
 }  // namespace takyon::mpi

@@ -38,6 +38,19 @@ std::string last_error_detail(int error_class);
 /// the message and end the job.
 int raise_error(MPI_Comm comm, int error_class, const std::string& message);
 
+/// A user error handler (MPI_Comm_create_errhandler): the function, and how many handles to it the
+/// program holds (MPI_Comm_create_errhandler and MPI_Comm_get_errhandler each give one,
+/// MPI_Errhandler_free takes one back). Communicators using it keep it whatever the count; the
+/// object lives until the process ends.
+struct UserErrhandler {
+  MPI_Comm_errhandler_function* fn = nullptr;
+  int handles = 1;
+};
+/// A new user error handler's handle.
+MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn);
+/// The user error handler behind `h`, or nullptr if `h` is not one (never dereferences `h`).
+UserErrhandler* find_user_errhandler(MPI_Errhandler h);
+
 /// Runs `body` (returning an MPI error code) and turns exceptions into MPI errors for `comm`.
 template <class Body>
 int guarded(const char* fn, MPI_Comm comm, const Body& body) noexcept {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Error strings and classes, and the predefined error handlers of MPI_COMM_WORLD / MPI_COMM_SELF.
+// Error strings and classes, and communicators' error handlers: the predefined ones and user
+// functions (MPI_Comm_create_errhandler).
 #include <cstring>
 
 #include "api/common.hpp"
@@ -39,10 +40,15 @@ TAKYON_MPI_WEAK_ALIAS(Error_class)
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return guarded("MPI_Comm_set_errhandler", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_set_errhandler");
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ABORT) {
+    UserErrhandler* user = find_user_errhandler(errhandler);
+    if (user == nullptr && errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
+        errhandler != MPI_ERRORS_ABORT) {
       fail(MPI_ERR_ARG, "MPI_Comm_set_errhandler",
-           "invalid error handler (argument errhandler; MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and "
-           "MPI_ERRORS_RETURN are supported)");
+           "invalid error handler (argument errhandler: neither predefined nor made by "
+           "MPI_Comm_create_errhandler)");
+    }
+    if (user != nullptr && user->handles == 0) {
+      fail(MPI_ERR_ARG, "MPI_Comm_set_errhandler", "the error handler was freed (argument errhandler)");
     }
     c.errhandler = errhandler;
     return MPI_SUCCESS;
@@ -55,6 +61,7 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandle
     CommInfo& c = check_comm(comm, "MPI_Comm_get_errhandler");
     if (errhandler == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_get_errhandler", "errhandler is NULL");
     *errhandler = c.errhandler;
+    if (UserErrhandler* user = find_user_errhandler(c.errhandler)) ++user->handles;  // a new handle
     return MPI_SUCCESS;
   });
 }
@@ -72,8 +79,28 @@ TAKYON_MPI_WEAK_ALIAS(Comm_call_errhandler)
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   return guarded("MPI_Errhandler_free", MPI_COMM_WORLD, [&] {
     if (errhandler == nullptr) fail(MPI_ERR_ARG, "MPI_Errhandler_free", "errhandler is NULL");
-    *errhandler = MPI_ERRHANDLER_NULL;  // only predefined handlers exist; freeing one is a no-op
+    UserErrhandler* user = find_user_errhandler(*errhandler);
+    if (user != nullptr) {
+      if (user->handles == 0) fail(MPI_ERR_ARG, "MPI_Errhandler_free", "the error handler was already freed");
+      --user->handles;  // communicators that use it keep it
+    } else if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN &&
+               *errhandler != MPI_ERRORS_ABORT) {
+      fail(MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler");
+    }
+    *errhandler = MPI_ERRHANDLER_NULL;  // freeing a predefined handler only clears the handle
     return MPI_SUCCESS;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Errhandler_free)
+
+extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
+                                           MPI_Errhandler* errhandler) {
+  return guarded("MPI_Comm_create_errhandler", MPI_COMM_WORLD, [&] {
+    check_initialized("MPI_Comm_create_errhandler");
+    if (comm_errhandler_fn == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", "the function is NULL");
+    if (errhandler == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", "errhandler is NULL");
+    *errhandler = create_user_errhandler(comm_errhandler_fn);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_create_errhandler)

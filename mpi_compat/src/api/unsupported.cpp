@@ -27,7 +27,6 @@ int unsupported(const char* fn) {
 TAKYON_MPI_UNSUPPORTED(Add_error_class, (int *errorclass))
 TAKYON_MPI_UNSUPPORTED(Add_error_code, (int errorclass, int *errorcode))
 TAKYON_MPI_UNSUPPORTED(Add_error_string, (int errorcode, const char *string))
-TAKYON_MPI_UNSUPPORTED(Comm_create_errhandler, (MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler))
 TAKYON_MPI_UNSUPPORTED(Info_create, (MPI_Info *info))
 TAKYON_MPI_UNSUPPORTED(Info_set, (MPI_Info info, const char *key, const char *value))
 TAKYON_MPI_UNSUPPORTED(Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))

@@ -29,6 +29,16 @@ static void expect_or_status(const char *what, int rc, int cls, int lenient) {
 
 static void expect(const char *what, int rc, int cls) { expect_or_status(what, rc, cls, 0); }
 
+/* A user error handler (MPI_Comm_create_errhandler): counts its calls and keeps the last code. */
+static int user_calls;
+static int user_code;
+static MPI_Comm user_comm;
+static void count_errors(MPI_Comm *comm, int *code, ...) {
+  ++user_calls;
+  user_code = *code;
+  user_comm = *comm;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -105,6 +115,38 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Error_class(MPI_ERR_RANK, &cls));
   CHECK(cls == MPI_ERR_RANK);
   PRINT0("error classes ok\n");
+
+  /* A user error handler on a duplicate of WORLD: called once per error, with that communicator,
+   * the call returns the code; still in use after MPI_Errhandler_free; WORLD keeps its own. */
+  {
+    MPI_Comm dup;
+    MPI_Errhandler user, got;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_MPI(MPI_Comm_create_errhandler(count_errors, &user));
+    CHECK_MPI(MPI_Comm_set_errhandler(dup, user));
+    CHECK_MPI(MPI_Comm_get_errhandler(dup, &got));
+    CHECK(got == user);
+    CHECK_MPI(MPI_Errhandler_free(&got));
+    CHECK_MPI(MPI_Errhandler_free(&user));
+    CHECK(user == MPI_ERRHANDLER_NULL);
+    int v = 0;
+    int rc = MPI_Send(&v, 1, MPI_INT, size, 0, dup);
+    int rc_class = -1;
+    CHECK_MPI(MPI_Error_class(rc, &rc_class));
+    int code_class = -1;
+    CHECK_MPI(MPI_Error_class(user_code, &code_class));
+    CHECK(user_calls == 1 && rc_class == MPI_ERR_RANK && code_class == MPI_ERR_RANK);
+    int same = MPI_UNEQUAL;
+    CHECK_MPI(MPI_Comm_compare(user_comm, dup, &same));
+    CHECK(same == MPI_IDENT);
+    rc = MPI_Send(&v, 1, MPI_INT, 0, -5, dup);
+    CHECK(user_calls == 2 && rc != MPI_SUCCESS);
+    rc = MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD); /* WORLD: MPI_ERRORS_RETURN, no call */
+    CHECK(user_calls == 2 && rc != MPI_SUCCESS);
+    CHECK_MPI(MPI_Comm_free(&dup));
+    PRINT0("user error handler: called %d times, last class MPI_ERR_TAG %s\n", user_calls,
+           user_code != MPI_SUCCESS ? "ok" : "missing");
+  }
   MPI_Finalize();
   return 0;
 }
