@@ -17,6 +17,7 @@
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "api/info.hpp"
 #include "comm_exchange.hpp"
 #include "group.hpp"
 #include "path/provider.hpp"
@@ -162,9 +163,12 @@ std::string host_identity() {
   return host + "\n" + boot_id;
 }
 
-MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn) {
+MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info = MPI_INFO_NULL) {
   LocalError local;
-  local.run([&] { check_newcomm(newcomm, fn); });
+  local.run([&] {
+    check_newcomm(newcomm, fn);
+    check_info_arg(info, fn);  // inside: a bad info on one member fails all, hangs none
+  });
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
   auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag,
@@ -197,10 +201,10 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 TAKYON_MPI_WEAK_ALIAS(Comm_dup)
 
-extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info /*info*/, MPI_Comm* newcomm) {
+extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   return guarded("MPI_Comm_dup_with_info", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_dup_with_info");
-    MPI_Comm h = dup(c, newcomm, "MPI_Comm_dup_with_info");  // info hints are ignored
+    MPI_Comm h = dup(c, newcomm, "MPI_Comm_dup_with_info", info);  // info hints are ignored
     *newcomm = h;
     return MPI_SUCCESS;
   });
@@ -229,7 +233,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
 }
 TAKYON_MPI_WEAK_ALIAS(Comm_split)
 
-extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info /*info*/,
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm* newcomm) {
   constexpr const char* fn = "MPI_Comm_split_type";
   return guarded(fn, comm, [&] {
@@ -240,6 +244,7 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     bool shared = split_type == MPI_COMM_TYPE_SHARED;
     local.run([&] {
       check_newcomm(newcomm, fn);
+      check_info_arg(info, fn);
       if (!shared && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
           split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
         fail(MPI_ERR_ARG, fn,

@@ -9,6 +9,7 @@
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "api/info.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -153,8 +154,9 @@ TAKYON_MPI_WEAK_ALIAS(Wtick)
 extern "C" int PMPI_Pcontrol(const int /*level*/, ...) { return MPI_SUCCESS; }
 TAKYON_MPI_WEAK_ALIAS(Pcontrol)
 
-extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info /*info*/, void* baseptr) {
+extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return guarded("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
+    check_info_arg(info, "MPI_Alloc_mem");  // hints are ignored
     if (size < 0) fail(MPI_ERR_ARG, "MPI_Alloc_mem", "negative size " + std::to_string(size) + " (argument size)");
     if (baseptr == nullptr) fail(MPI_ERR_ARG, "MPI_Alloc_mem", "baseptr is NULL");
     void* p = nullptr;
