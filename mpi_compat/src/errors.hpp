@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // MPI errors inside libtakyon_mpi: the exception every check throws, the guard that turns it into
 // an error code at each extern "C" entry point, error-class strings and the error handlers.
-// Error codes are error classes (MPI_Error_class is the identity); MPI_Error_string adds the most
-// recent detailed message of that class ("MPI_Send: invalid rank 5 (argument dest, size 2)").
+// Predefined error codes are error classes (MPI_Error_class is the identity); MPI_Error_string adds
+// the most recent detailed message of that class ("MPI_Send: invalid rank 5 (argument dest, size 2)").
+// Classes and codes added by the program (MPI_Add_error_class/code/string) lie above MPI_ERR_LASTCODE.
 #pragma once
 
 #include <new>
@@ -32,6 +33,23 @@ const char* error_class_name(int error_class);
 const char* error_class_text(int error_class);
 /// The last detailed message raised with this class ("" if none).
 std::string last_error_detail(int error_class);
+
+/// MPI_Add_error_class: a new error class (also an error code of itself), above MPI_ERR_LASTCODE.
+int add_error_class();
+/// MPI_Add_error_code: a new error code of `error_class` (predefined or added); throws MPI_ERR_ARG
+/// naming `fn` if it is no class.
+int add_error_code(int error_class, const char* fn);
+/// MPI_Add_error_string: sets the string of an added code or class; throws MPI_ERR_ARG naming `fn` for
+/// a predefined or unknown code, a NULL string or one of MPI_MAX_ERROR_STRING characters or more.
+void add_error_string(int code, const char* text, const char* fn);
+/// The class of an error code: a predefined class is its own, an added code has the class it was
+/// added to; -1 if `code` is neither.
+int class_of_code(int code);
+/// Whether `code` was added (MPI_Add_error_class/code); if so, `text` is its string ("" if none set).
+bool added_error_string(int code, std::string& text);
+/// The largest error code or class in use (attribute MPI_LASTUSEDCODE): MPI_ERR_LASTCODE until one
+/// is added. The add/query functions may be called from any thread.
+int last_used_code();
 
 /// Applies `comm`'s error handler (MPI_COMM_WORLD's if `comm` is not a valid communicator) to an
 /// error raised in `fn`: MPI_ERRORS_RETURN returns `error_class`; MPI_ERRORS_ARE_FATAL / ABORT print

@@ -220,6 +220,7 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribut
         value = &io;
         break;
       case MPI_LASTUSEDCODE:
+        lastusedcode = last_used_code();  // follows MPI_Add_error_class/code
         value = &lastusedcode;
         break;
       default: {

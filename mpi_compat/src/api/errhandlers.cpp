@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Error strings and classes, and communicators' error handlers: the predefined ones and user
-// functions (MPI_Comm_create_errhandler).
+// Error strings and classes (predefined, and added by MPI_Add_error_class/code/string), and
+// communicators' error handlers: the predefined ones and user functions (MPI_Comm_create_errhandler).
 #include <cstring>
 
 #include "api/common.hpp"
@@ -11,11 +11,14 @@ using namespace takyon::mpi;
 extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   return guarded("MPI_Error_string", MPI_COMM_WORLD, [&] {
     if (string == nullptr || resultlen == nullptr) fail(MPI_ERR_ARG, "MPI_Error_string", "NULL argument");
-    const char* name = error_class_name(errorcode);
-    if (name == nullptr) fail(MPI_ERR_ARG, "MPI_Error_string", "invalid error code " + std::to_string(errorcode));
-    std::string text = std::string(name) + ": " + error_class_text(errorcode);
-    std::string detail = last_error_detail(errorcode);
-    if (!detail.empty()) text += " (last: " + detail + ")";
+    std::string text;
+    if (!added_error_string(errorcode, text)) {  // an added code's string is exactly the program's
+      const char* name = error_class_name(errorcode);
+      if (name == nullptr) fail(MPI_ERR_ARG, "MPI_Error_string", "invalid error code " + std::to_string(errorcode));
+      text = std::string(name) + ": " + error_class_text(errorcode);
+      std::string detail = last_error_detail(errorcode);
+      if (!detail.empty()) text += " (last: " + detail + ")";
+    }
     auto n = text.size() < MPI_MAX_ERROR_STRING - 1 ? text.size() : std::size_t(MPI_MAX_ERROR_STRING - 1);
     std::memcpy(string, text.data(), n);
     string[n] = '\0';
@@ -28,14 +31,39 @@ TAKYON_MPI_WEAK_ALIAS(Error_string)
 extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
   return guarded("MPI_Error_class", MPI_COMM_WORLD, [&] {
     if (errorclass == nullptr) fail(MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
-    if (error_class_name(errorcode) == nullptr) {
-      fail(MPI_ERR_ARG, "MPI_Error_class", "invalid error code " + std::to_string(errorcode));
-    }
-    *errorclass = errorcode;  // codes are classes
+    int c = class_of_code(errorcode);  // predefined codes are classes; added codes have theirs
+    if (c < 0) fail(MPI_ERR_ARG, "MPI_Error_class", "invalid error code " + std::to_string(errorcode));
+    *errorclass = c;
     return MPI_SUCCESS;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Error_class)
+
+extern "C" int PMPI_Add_error_class(int* errorclass) {
+  return guarded("MPI_Add_error_class", MPI_COMM_WORLD, [&] {
+    if (errorclass == nullptr) fail(MPI_ERR_ARG, "MPI_Add_error_class", "errorclass is NULL (argument errorclass)");
+    *errorclass = add_error_class();
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Add_error_class)
+
+extern "C" int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  return guarded("MPI_Add_error_code", MPI_COMM_WORLD, [&] {
+    if (errorcode == nullptr) fail(MPI_ERR_ARG, "MPI_Add_error_code", "errorcode is NULL (argument errorcode)");
+    *errorcode = add_error_code(errorclass, "MPI_Add_error_code");
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Add_error_code)
+
+extern "C" int PMPI_Add_error_string(int errorcode, const char* string) {
+  return guarded("MPI_Add_error_string", MPI_COMM_WORLD, [&] {
+    add_error_string(errorcode, string, "MPI_Add_error_string");
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Add_error_string)
 
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return guarded("MPI_Comm_set_errhandler", comm, [&] {
