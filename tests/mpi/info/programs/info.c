@@ -162,6 +162,10 @@ int main(int argc, char **argv) {
   print_info("created", info);
   CHECK_MPI(MPI_Info_set(info, "alpha", "one, replaced"));
   print_info("alpha replaced (keeps its place)", info);
+  CHECK_MPI(MPI_Info_get_nthkey(info, 0, key));
+  CHECK(strcmp(key, "alpha") == 0);
+  CHECK_MPI(MPI_Info_get_nthkey(info, 3, key));
+  CHECK(strcmp(key, "Alpha") == 0);
 
   /* Info_get: at most valuelen characters, then the terminator */
   memset(value, '#', sizeof value);
@@ -217,6 +221,10 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Info_set(copy, "epsilon", "5"));
   print_info("dup changed", copy);
   print_info("original unchanged", info);
+  CHECK_MPI(MPI_Info_get(info, "alpha", MPI_MAX_INFO_VAL - 1, value, &flag));
+  CHECK(flag == 1 && strcmp(value, "one, replaced") == 0);
+  CHECK_MPI(MPI_Info_get_nkeys(info, &n));
+  CHECK(n == 4);
   MPI_Info dead = copy;
   CHECK_MPI(MPI_Info_free(&copy));
   CHECK(copy == MPI_INFO_NULL);
