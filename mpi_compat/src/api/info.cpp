@@ -93,9 +93,15 @@ Entries env_entries() {
   return e;
 }
 
-/// The entries of a readable info (a live one or MPI_INFO_ENV), copied; throws MPI_ERR_INFO.
-Entries read_info(MPI_Info info, const char* fn) {
-  if (info == MPI_INFO_ENV) return env_entries();
+/// Runs `read` on the entries of a readable info (a live one or MPI_INFO_ENV) under the registry's
+/// lock, without copying them; throws MPI_ERR_INFO for MPI_INFO_NULL and freed or garbage handles.
+template <class Read>
+void read_info(MPI_Info info, const char* fn, const Read& read) {
+  if (info == MPI_INFO_ENV) {
+    const Entries env = env_entries();
+    read(env);
+    return;
+  }
   if (info == MPI_INFO_NULL) fail(MPI_ERR_INFO, fn, "invalid info object MPI_INFO_NULL (argument info)");
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
@@ -103,7 +109,7 @@ Entries read_info(MPI_Info info, const char* fn) {
   if (it == r.infos.end()) {
     fail(MPI_ERR_INFO, fn, "invalid info object (argument info: freed, or not made by MPI_Info_create/dup)");
   }
-  return it->second;
+  read(std::as_const(it->second));
 }
 
 /// Runs `change` on the entries of a live user info under the registry's lock; throws MPI_ERR_INFO
@@ -208,15 +214,16 @@ extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char*
     if (valuelen < 0) fail(MPI_ERR_ARG, fn, "negative valuelen " + std::to_string(valuelen) + " (argument valuelen)");
     if (value == nullptr) fail(MPI_ERR_ARG, fn, "value is NULL (argument value)");
     if (flag == nullptr) fail(MPI_ERR_ARG, fn, "flag is NULL (argument flag)");
-    Entries e = read_info(info, fn);
-    const std::string* v = find_value(e, k);
-    *flag = v != nullptr ? 1 : 0;
-    if (v != nullptr) {
-      // value holds valuelen + 1 chars: at most valuelen of the value, then the terminator
-      std::size_t n = v->size() < std::size_t(valuelen) ? v->size() : std::size_t(valuelen);
-      std::memcpy(value, v->data(), n);
-      value[n] = '\0';
-    }
+    read_info(info, fn, [&](const Entries& e) {
+      const std::string* v = find_value(e, k);
+      *flag = v != nullptr ? 1 : 0;
+      if (v != nullptr) {
+        // value holds valuelen + 1 chars: at most valuelen of the value, then the terminator
+        std::size_t n = v->size() < std::size_t(valuelen) ? v->size() : std::size_t(valuelen);
+        std::memcpy(value, v->data(), n);
+        value[n] = '\0';
+      }
+    });
     return MPI_SUCCESS;
   });
 }
@@ -228,10 +235,11 @@ extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* value
     std::string k = check_key(key, fn);
     if (valuelen == nullptr) fail(MPI_ERR_ARG, fn, "valuelen is NULL (argument valuelen)");
     if (flag == nullptr) fail(MPI_ERR_ARG, fn, "flag is NULL (argument flag)");
-    Entries e = read_info(info, fn);
-    const std::string* v = find_value(e, k);
-    *flag = v != nullptr ? 1 : 0;
-    if (v != nullptr) *valuelen = int(v->size());  // without the terminator
+    read_info(info, fn, [&](const Entries& e) {
+      const std::string* v = find_value(e, k);
+      *flag = v != nullptr ? 1 : 0;
+      if (v != nullptr) *valuelen = int(v->size());  // without the terminator
+    });
     return MPI_SUCCESS;
   });
 }
@@ -245,18 +253,19 @@ extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen,
     if (*buflen < 0) fail(MPI_ERR_ARG, fn, "negative *buflen " + std::to_string(*buflen) + " (argument buflen)");
     if (*buflen > 0 && value == nullptr) fail(MPI_ERR_ARG, fn, "value is NULL with *buflen > 0 (argument value)");
     if (flag == nullptr) fail(MPI_ERR_ARG, fn, "flag is NULL (argument flag)");
-    Entries e = read_info(info, fn);
-    const std::string* v = find_value(e, k);
-    *flag = v != nullptr ? 1 : 0;
-    if (v == nullptr) return MPI_SUCCESS;  // value and buflen unchanged
-    if (*buflen > 0) {
-      // truncated to *buflen - 1 chars, always terminated; *buflen = 0 only asks for the length
-      std::size_t room = std::size_t(*buflen) - 1;
-      std::size_t n = v->size() < room ? v->size() : room;
-      std::memcpy(value, v->data(), n);
-      value[n] = '\0';
-    }
-    *buflen = int(v->size()) + 1;
+    read_info(info, fn, [&](const Entries& e) {
+      const std::string* v = find_value(e, k);
+      *flag = v != nullptr ? 1 : 0;
+      if (v == nullptr) return;  // value and buflen unchanged
+      if (*buflen > 0) {
+        // truncated to *buflen - 1 chars, always terminated; *buflen = 0 only asks for the length
+        std::size_t room = std::size_t(*buflen) - 1;
+        std::size_t n = v->size() < room ? v->size() : room;
+        std::memcpy(value, v->data(), n);
+        value[n] = '\0';
+      }
+      *buflen = int(v->size()) + 1;
+    });
     return MPI_SUCCESS;
   });
 }
@@ -284,7 +293,7 @@ extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   constexpr const char* fn = "MPI_Info_get_nkeys";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     if (nkeys == nullptr) fail(MPI_ERR_ARG, fn, "nkeys is NULL (argument nkeys)");
-    *nkeys = int(read_info(info, fn).size());
+    read_info(info, fn, [&](const Entries& e) { *nkeys = int(e.size()); });
     return MPI_SUCCESS;
   });
 }
@@ -294,14 +303,15 @@ extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   constexpr const char* fn = "MPI_Info_get_nthkey";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     if (key == nullptr) fail(MPI_ERR_ARG, fn, "key is NULL (argument key)");
-    Entries e = read_info(info, fn);
-    if (n < 0 || std::size_t(n) >= e.size()) {
-      fail(MPI_ERR_ARG, fn,
-           "invalid key index " + std::to_string(n) + " (argument n; the info has " + std::to_string(e.size()) +
-               " keys)");
-    }
-    const std::string& k = e[std::size_t(n)].first;  // < MPI_MAX_INFO_KEY chars, checked by Info_set
-    std::memcpy(key, k.c_str(), k.size() + 1);
+    read_info(info, fn, [&](const Entries& e) {
+      if (n < 0 || std::size_t(n) >= e.size()) {
+        fail(MPI_ERR_ARG, fn,
+             "invalid key index " + std::to_string(n) + " (argument n; the info has " + std::to_string(e.size()) +
+                 " keys)");
+      }
+      const std::string& k = e[std::size_t(n)].first;  // < MPI_MAX_INFO_KEY chars, checked by Info_set
+      std::memcpy(key, k.c_str(), k.size() + 1);
+    });
     return MPI_SUCCESS;
   });
 }
@@ -311,7 +321,9 @@ extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   constexpr const char* fn = "MPI_Info_dup";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     if (newinfo == nullptr) fail(MPI_ERR_ARG, fn, "newinfo is NULL (argument newinfo)");
-    *newinfo = new_info(read_info(info, fn));
+    Entries copy;
+    read_info(info, fn, [&](const Entries& e) { copy = e; });
+    *newinfo = new_info(std::move(copy));  // takes the lock again: copied first
     return MPI_SUCCESS;
   });
 }
