@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <array>
-#include <map>
-#include <mutex>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "comm_basic.hpp"
@@ -51,7 +51,8 @@ constexpr ClassInfo kClasses[] = {
     {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION", "operation not supported"},
     {MPI_ERR_PROC_ABORTED, "MPI_ERR_PROC_ABORTED", "operation failed because a peer process aborted"},
     {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER", "invalid error handler"},
-    {MPI_ERR_INFO_KEY, "MPI_ERR_INFO_KEY", "invalid info key (empty, or MPI_MAX_INFO_KEY characters or more)"},
+    {MPI_ERR_INFO_KEY, "MPI_ERR_INFO_KEY",
+     "invalid info key (empty, or MPI_MAX_INFO_KEY characters or more)"},
     {MPI_ERR_INFO_NOKEY, "MPI_ERR_INFO_NOKEY", "key not defined in the info object"},
     {MPI_ERR_INFO_VALUE, "MPI_ERR_INFO_VALUE", "invalid info value (MPI_MAX_INFO_VAL characters or more)"},
     {MPI_ERR_ACCESS, "MPI_ERR_ACCESS", "permission denied"},
@@ -160,8 +161,9 @@ int add_error_code(int error_class, const char* fn) {
   if (find_class(error_class) == nullptr && !added_class) {
     fail(MPI_ERR_ARG, fn,
          "invalid error class " + std::to_string(error_class) +
-             (it != u.all.end() ? " (argument errorclass: an added error code, not a class)"
-                                : " (argument errorclass: neither predefined nor added by MPI_Add_error_class)"));
+             (it != u.all.end()
+                  ? " (argument errorclass: an added error code, not a class)"
+                  : " (argument errorclass: neither predefined nor added by MPI_Add_error_class)"));
   }
   int c = ++u.last;
   u.all[c] = UserCode{error_class, {}};
@@ -224,12 +226,13 @@ int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
   }
   const char* name = error_class_name(error_class);
   std::string added;
-  std::string what = name != nullptr ? name
-                     : added_error_string(error_class, added)
-                         ? "added error code " + std::to_string(error_class) + (added.empty() ? "" : ": " + added)
-                         : "unknown error class";
-  std::fprintf(stderr, "takyon-mpi: rank %d: %s (%s); MPI_ERRORS_ARE_FATAL: aborting the job\n", world_rank_or_minus1(),
-               message.c_str(), what.c_str());
+  std::string what =
+      name != nullptr ? name
+      : added_error_string(error_class, added)
+          ? "added error code " + std::to_string(error_class) + (added.empty() ? "" : ": " + added)
+          : "unknown error class";
+  std::fprintf(stderr, "takyon-mpi: rank %d: %s (%s); MPI_ERRORS_ARE_FATAL: aborting the job\n",
+               world_rank_or_minus1(), message.c_str(), what.c_str());
   std::fflush(stderr);
   // the exit status keeps 8 bits: added codes (> MPI_ERR_LASTCODE) would wrap, possibly to 0
   abort_job(error_class <= 0 || error_class > 255 ? 1 : error_class, message);

@@ -14,7 +14,8 @@ extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     std::string text;
     if (!added_error_string(errorcode, text)) {  // an added code's string is exactly the program's
       const char* name = error_class_name(errorcode);
-      if (name == nullptr) fail(MPI_ERR_ARG, "MPI_Error_string", "invalid error code " + std::to_string(errorcode));
+      if (name == nullptr)
+        fail(MPI_ERR_ARG, "MPI_Error_string", "invalid error code " + std::to_string(errorcode));
       text = std::string(name) + ": " + error_class_text(errorcode);
       std::string detail = last_error_detail(errorcode);
       if (!detail.empty()) text += " (last: " + detail + ")";
@@ -41,7 +42,8 @@ TAKYON_MPI_WEAK_ALIAS(Error_class)
 
 extern "C" int PMPI_Add_error_class(int* errorclass) {
   return guarded("MPI_Add_error_class", MPI_COMM_WORLD, [&] {
-    if (errorclass == nullptr) fail(MPI_ERR_ARG, "MPI_Add_error_class", "errorclass is NULL (argument errorclass)");
+    if (errorclass == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Add_error_class", "errorclass is NULL (argument errorclass)");
     *errorclass = add_error_class();
     return MPI_SUCCESS;
   });
@@ -50,7 +52,8 @@ TAKYON_MPI_WEAK_ALIAS(Add_error_class)
 
 extern "C" int PMPI_Add_error_code(int errorclass, int* errorcode) {
   return guarded("MPI_Add_error_code", MPI_COMM_WORLD, [&] {
-    if (errorcode == nullptr) fail(MPI_ERR_ARG, "MPI_Add_error_code", "errorcode is NULL (argument errorcode)");
+    if (errorcode == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Add_error_code", "errorcode is NULL (argument errorcode)");
     *errorcode = add_error_code(errorclass, "MPI_Add_error_code");
     return MPI_SUCCESS;
   });

@@ -41,15 +41,22 @@ Registry& registry() {
 
 constexpr std::uintptr_t kHandleStep = 16;
 
-std::uintptr_t value_of(MPI_Info info) { return reinterpret_cast<std::uintptr_t>(info); }
+std::uintptr_t value_of(MPI_Info info) {
+  return reinterpret_cast<std::uintptr_t>(info);
+}
 
 const char* thread_level_name(int level) {
   switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-    default: return nullptr;
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return nullptr;
   }
 }
 
@@ -211,7 +218,8 @@ extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char*
   constexpr const char* fn = "MPI_Info_get";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     std::string k = check_key(key, fn);
-    if (valuelen < 0) fail(MPI_ERR_ARG, fn, "negative valuelen " + std::to_string(valuelen) + " (argument valuelen)");
+    if (valuelen < 0)
+      fail(MPI_ERR_ARG, fn, "negative valuelen " + std::to_string(valuelen) + " (argument valuelen)");
     if (value == nullptr) fail(MPI_ERR_ARG, fn, "value is NULL (argument value)");
     if (flag == nullptr) fail(MPI_ERR_ARG, fn, "flag is NULL (argument flag)");
     read_info(info, fn, [&](const Entries& e) {
@@ -250,8 +258,10 @@ extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen,
   return guarded(fn, MPI_COMM_WORLD, [&] {
     std::string k = check_key(key, fn);
     if (buflen == nullptr) fail(MPI_ERR_ARG, fn, "buflen is NULL (argument buflen)");
-    if (*buflen < 0) fail(MPI_ERR_ARG, fn, "negative *buflen " + std::to_string(*buflen) + " (argument buflen)");
-    if (*buflen > 0 && value == nullptr) fail(MPI_ERR_ARG, fn, "value is NULL with *buflen > 0 (argument value)");
+    if (*buflen < 0)
+      fail(MPI_ERR_ARG, fn, "negative *buflen " + std::to_string(*buflen) + " (argument buflen)");
+    if (*buflen > 0 && value == nullptr)
+      fail(MPI_ERR_ARG, fn, "value is NULL with *buflen > 0 (argument value)");
     if (flag == nullptr) fail(MPI_ERR_ARG, fn, "flag is NULL (argument flag)");
     read_info(info, fn, [&](const Entries& e) {
       const std::string* v = find_value(e, k);
@@ -306,8 +316,8 @@ extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
     read_info(info, fn, [&](const Entries& e) {
       if (n < 0 || std::size_t(n) >= e.size()) {
         fail(MPI_ERR_ARG, fn,
-             "invalid key index " + std::to_string(n) + " (argument n; the info has " + std::to_string(e.size()) +
-                 " keys)");
+             "invalid key index " + std::to_string(n) + " (argument n; the info has " +
+                 std::to_string(e.size()) + " keys)");
       }
       const std::string& k = e[std::size_t(n)].first;  // < MPI_MAX_INFO_KEY chars, checked by Info_set
       std::memcpy(key, k.c_str(), k.size() + 1);
@@ -338,7 +348,8 @@ extern "C" int PMPI_Info_free(MPI_Info* info) {
     Registry& r = registry();
     std::lock_guard lock(r.mutex);
     if (r.infos.erase(value_of(*info)) == 0) {
-      fail(MPI_ERR_INFO, fn, "invalid info object (argument info: already freed, or not made by MPI_Info_create/dup)");
+      fail(MPI_ERR_INFO, fn,
+           "invalid info object (argument info: already freed, or not made by MPI_Info_create/dup)");
     }
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
