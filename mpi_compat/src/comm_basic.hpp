@@ -13,6 +13,7 @@ struct CommInfo {
   int coll_ctx;   ///< context id of the communicator's collectives (never matches user messages)
   bool is_self;
   MPI_Errhandler errhandler;
+  unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
 };
 
 /// WORLD or SELF, or nullptr for anything else.

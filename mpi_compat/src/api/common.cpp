@@ -126,7 +126,7 @@ void set_empty_status(MPI_Status* s) {
 
 void set_status(MPI_Status* s, const Request& r) {
   if (s == MPI_STATUS_IGNORE) return;
-  if (r.kind == RequestKind::kSend) {
+  if (r.kind != RequestKind::kRecv) {  // sends and collectives
     set_empty_status(s);
     return;
   }

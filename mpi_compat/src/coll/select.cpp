@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// Algorithm selection (see select.hpp). The thresholds suit node-local shared memory, where a
+// round costs about a microsecond and bandwidth is a few GB/s per core: latency-bound algorithms
+// (log2 p rounds of the whole message) below them, bandwidth-bound ones (about 2x the message
+// per rank) above.
+#include "coll/select.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "errors.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+/// Bcast: scatter+allgather from this many bytes on (and more than 2 ranks).
+constexpr std::size_t kBcastScatterAllgatherMin = 64 * 1024;
+/// Allreduce: recursive doubling below this many bytes; above, Rabenseifner on a power of two ranks
+/// and the ring otherwise (the ring has no fold step for the extra ranks).
+constexpr std::size_t kAllreduceLargeMin = 16 * 1024;
+/// Allgather: recursive doubling (Bruck when p is not a power of two) while the gathered total is
+/// below this, the ring above.
+constexpr std::size_t kAllgatherRingMin = 64 * 1024;
+/// Alltoall: Bruck for blocks up to this size from this many ranks on, pairwise otherwise.
+constexpr std::size_t kAlltoallBruckMaxBlock = 256;
+constexpr int kAlltoallBruckMinRanks = 4;
+
+/// The forced algorithm of `var` (an index into `names`), -1 when unset; checked at each call so the
+/// error names the collective that read it.
+template <std::size_t N>
+int forced(const char* var, const char* const (&names)[N], const char* fn) {
+  struct Cache {
+    bool read = false;
+    const char* value = nullptr;
+  };
+  static Cache caches[8];
+  static const char* vars[8] = {};
+  std::size_t slot = 0;
+  while (slot < 8 && vars[slot] != nullptr && std::string(vars[slot]) != var) ++slot;
+  Cache& c = caches[slot];
+  if (!c.read) {
+    vars[slot] = var;
+    c.value = std::getenv(var);
+    c.read = true;
+  }
+  if (c.value == nullptr || *c.value == '\0') return -1;
+  std::string accepted;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (std::string(names[i]) == c.value) return int(i);
+    accepted += (i == 0 ? "" : ", ") + std::string(names[i]);
+  }
+  fail(MPI_ERR_ARG, fn, std::string(var) + "=" + c.value + " names no algorithm (accepted: " + accepted + ")");
+}
+
+bool is_pof2(int p) { return (p & (p - 1)) == 0; }
+
+}  // namespace
+
+BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
+  static const char* const names[] = {"binomial", "scatter_allgather"};
+  int f = forced("TAKYON_MPI_COLL_BCAST", names, fn);
+  if (f >= 0) return BcastAlgo(f);
+  return bytes >= kBcastScatterAllgatherMin && p > 2 ? BcastAlgo::kScatterAllgather : BcastAlgo::kBinomial;
+}
+
+ReduceAlgo select_reduce(std::size_t, int, bool commutative, const char* fn) {
+  static const char* const names[] = {"binomial", "ordered"};
+  int f = forced("TAKYON_MPI_COLL_REDUCE", names, fn);
+  if (!commutative) return ReduceAlgo::kOrdered;
+  return f >= 0 ? ReduceAlgo(f) : ReduceAlgo::kBinomial;
+}
+
+AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative, const char* fn) {
+  static const char* const names[] = {"recursive_doubling", "rabenseifner", "ring"};
+  int f = forced("TAKYON_MPI_COLL_ALLREDUCE", names, fn);
+  if (!commutative) return AllreduceAlgo::kRecursiveDoubling;
+  if (f >= 0) return AllreduceAlgo(f);
+  if (bytes < kAllreduceLargeMin || count < std::size_t(p)) return AllreduceAlgo::kRecursiveDoubling;
+  return is_pof2(p) ? AllreduceAlgo::kRabenseifner : AllreduceAlgo::kRing;
+}
+
+AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"ring", "recursive_doubling", "bruck"};
+  int f = forced("TAKYON_MPI_COLL_ALLGATHER", names, fn);
+  if (f >= 0) return AllgatherAlgo(f);
+  if (block * std::size_t(p) >= kAllgatherRingMin) return AllgatherAlgo::kRing;
+  return is_pof2(p) ? AllgatherAlgo::kRecursiveDoubling : AllgatherAlgo::kBruck;
+}
+
+AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"pairwise", "bruck"};
+  int f = forced("TAKYON_MPI_COLL_ALLTOALL", names, fn);
+  if (f >= 0) return AlltoallAlgo(f);
+  return block <= kAlltoallBruckMaxBlock && p >= kAlltoallBruckMinRanks ? AlltoallAlgo::kBruck
+                                                                         : AlltoallAlgo::kPairwise;
+}
+
+}  // namespace takyon::mpi
