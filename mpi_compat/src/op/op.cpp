@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "datatype/datatype.hpp"
@@ -179,6 +180,36 @@ UserOp* find_user(MPI_Op op) {
 // --- kernels -------------------------------------------------------------------------------------
 
 __extension__ typedef __int128 Int128;  // MPI_INTEGER16, MPI_LOGICAL16
+__extension__ typedef unsigned __int128 UInt128;
+
+/// Integer sums and products wrap around (two's complement) instead of overflowing: computed in an
+/// unsigned type at least as wide as unsigned int (so that nothing is promoted to a signed int).
+template <class T>
+struct Wrap {
+  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+};
+template <>
+struct Wrap<Int128> {
+  using type = UInt128;
+};
+template <class T>
+T plus(T a, T b) {
+  if constexpr (std::is_integral_v<T> || std::is_same_v<T, Int128>) {
+    using U = typename Wrap<T>::type;
+    return T(U(a) + U(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+T times(T a, T b) {
+  if constexpr (std::is_integral_v<T> || std::is_same_v<T, Int128>) {
+    using U = typename Wrap<T>::type;
+    return T(U(a) * U(b));
+  } else {
+    return a * b;
+  }
+}
 
 template <class T>
 struct IsComplex : std::false_type {};
@@ -193,11 +224,11 @@ void kernel(MPI_Op op, const T* in, T* io, std::size_t n) {
   constexpr bool is_int128 = std::is_same_v<T, Int128>;
   if constexpr (!is_bool) {
     if (op == MPI_SUM) {
-      for (std::size_t i = 0; i < n; ++i) io[i] = T(in[i] + io[i]);
+      for (std::size_t i = 0; i < n; ++i) io[i] = plus<T>(in[i], io[i]);
       return;
     }
     if (op == MPI_PROD) {
-      for (std::size_t i = 0; i < n; ++i) io[i] = T(in[i] * io[i]);
+      for (std::size_t i = 0; i < n; ++i) io[i] = times<T>(in[i], io[i]);
       return;
     }
   }
