@@ -169,14 +169,32 @@ std::vector<Pending>& pending() {
   return list;
 }
 
+/// Errors of failed nonblocking collectives, until MPI_Wait/Test reports them.
+std::vector<std::pair<const Request*, std::string>>& errors() {
+  static std::vector<std::pair<const Request*, std::string>> list;
+  return list;
+}
+
+void forget_error(const Request* r) {
+  auto& list = errors();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (it->first == r) {
+      list.erase(it);
+      return;
+    }
+  }
+}
+
 /// Completes the request of a finished (or failed) schedule; a freed request is released now.
 void complete_request(Request* r, const std::string& error) {
   if (!error.empty()) {
-    // Reported by MPI_Wait/Test as MPI_ERR_TRUNCATE, like a mismatched receive.
+    // Reported by MPI_Wait/Test as MPI_ERR_TRUNCATE (with this message), like a mismatched receive.
     r->truncated = true;
+    errors().emplace_back(r, error);
   }
   r->complete = true;
   if (r->freed) {
+    forget_error(r);
     r->active = false;
     engine().requests().release(r);
   }
@@ -199,6 +217,17 @@ MPI_Request start_nonblocking(std::unique_ptr<Schedule> s) {
     pending().push_back(Pending{r, std::move(s)});
   }
   return to_handle(r);
+}
+
+std::string take_nonblocking_error(const Request* r) {
+  for (auto& [req, text] : errors()) {
+    if (req == r) {
+      std::string out = text;
+      forget_error(r);
+      return out;
+    }
+  }
+  return "a nonblocking collective failed";
 }
 
 bool progress_nonblocking() {

@@ -86,6 +86,9 @@ class Schedule {
 
 /// Runs `s` as the nonblocking collective behind a new MPI request (kind kColl), returned as handle.
 MPI_Request start_nonblocking(std::unique_ptr<Schedule> s);
+/// Why the nonblocking collective behind `r` failed (it completed with r->truncated set, reported as
+/// MPI_ERR_TRUNCATE); forgets it.
+std::string take_nonblocking_error(const Request* r);
 /// Advances every nonblocking collective in flight (called at the end of each Engine::progress()).
 bool progress_nonblocking();
 

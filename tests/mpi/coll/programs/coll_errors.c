@@ -84,9 +84,11 @@ int main(int argc, char **argv) {
   {
     const char *what[] = {"Bcast buffer MPI_IN_PLACE", "Reduce MPI_IN_PLACE at a non-root rank",
                           "Allreduce sendbuf == recvbuf", "Allreduce with a freed user op",
-                          "Ibcast request NULL", "Bcast counts differ across ranks"};
-    int want[] = {MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_OP, MPI_ERR_ARG, MPI_ERR_TRUNCATE};
-    for (int k = 0; k < 6; ++k) {
+                          "Ibcast request NULL", "Bcast counts differ across ranks",
+                          "Ibcast counts differ across ranks (Ibcast or Wait)"};
+    int want[] = {MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_OP, MPI_ERR_ARG, MPI_ERR_TRUNCATE,
+                  MPI_ERR_TRUNCATE};
+    for (int k = 0; k < 7; ++k) {
       int err = want[k];
       if (takyon) {
         if (k == 0) err = MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, w);
@@ -110,6 +112,22 @@ int main(int argc, char **argv) {
           } else {
             err = MPI_Bcast(a, rank_ == 0 ? 2 : 4, MPI_INT, 1, w);
             if (rank_ != 0) err = want[k]; /* only rank 0 receives too much */
+          }
+        }
+        if (k == 6) {
+          MPI_Request r = MPI_REQUEST_NULL;
+          err = MPI_ERR_TRUNCATE;
+          if (size_ > 1) {
+            err = MPI_Ibcast(a, rank_ == 0 ? 1 : 3, MPI_INT, 1, w, &r);
+            if (err == MPI_SUCCESS) err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+            if (rank_ == 0) {
+              char text[MPI_MAX_ERROR_STRING];
+              int len = 0;
+              MPI_Error_string(err, text, &len);
+              CHECK(strstr(text, "MPI_Ibcast: rank ") != NULL && strstr(text, " sent 12 bytes where rank 0 expected 4") != NULL);
+            } else {
+              err = want[k];
+            }
           }
         }
       }
