@@ -186,6 +186,39 @@ static void test_loc(void) {
   PRINT0("MPI_MINLOC/MPI_MAXLOC ok on 6 pair types (ties: smallest index)\n");
 }
 
+/* Fortran and multi-language types (Open MPI's C build may lack the Fortran ones: libtakyon_mpi only;
+ * the same line is printed either way). */
+static void test_other_types(void) {
+#ifdef TAKYON_MPI_H_
+  t_i32(MPI_INTEGER, MPI_SUM);
+  t_i32(MPI_INTEGER4, MPI_PROD);
+  t_i64(MPI_INTEGER8, MPI_MAX);
+  t_i16(MPI_INTEGER2, MPI_MIN);
+  b_i8(MPI_INTEGER1, MPI_BXOR);
+  t_float(MPI_REAL, MPI_SUM);
+  t_double(MPI_DOUBLE_PRECISION, MPI_MAX);
+  t_float(MPI_REAL4, MPI_PROD);
+  t_double(MPI_REAL8, MPI_MIN);
+  t_cfloat(MPI_COMPLEX, MPI_PROD);
+  t_cdouble(MPI_DOUBLE_COMPLEX, MPI_SUM);
+  t_i32(MPI_LOGICAL, MPI_LAND);
+  t_i32(MPI_LOGICAL4, MPI_LOR);
+  t_i8(MPI_LOGICAL1, MPI_LXOR);
+  t_bool(MPI_CXX_BOOL, MPI_LAND);
+  t_llong(MPI_AINT, MPI_SUM);
+  t_llong(MPI_OFFSET, MPI_MAX);
+  t_llong(MPI_COUNT, MPI_PROD);
+  l_2int(MPI_2INTEGER);
+  {
+    /* MPI_INTEGER16: 128-bit sums that carry out of the low 64 bits */
+    unsigned long long s[2] = {0xffffffffffffffffULL, 0}, r[2];
+    CHECK_MPI(MPI_Allreduce(s, r, 1, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(r[0] == 0xffffffffffffffffULL * (unsigned long long)size_ && r[1] == (unsigned long long)(size_ - 1));
+  }
+#endif
+  PRINT0("Fortran and multi-language types ok\n");
+}
+
 static void test_local(void) {
   int in[4] = {1, 2, 3, 4}, io[4] = {10, 20, 30, 40};
   CHECK_MPI(MPI_Reduce_local(in, io, 4, MPI_INT, MPI_SUM));
@@ -315,6 +348,7 @@ int main(int argc, char **argv) {
   PRINT0("coll_ops: %d ranks\n", size_);
   test_predefined();
   test_loc();
+  test_other_types();
   test_local();
   test_user();
   CHECK_MPI(MPI_Finalize());
