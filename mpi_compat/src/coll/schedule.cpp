@@ -12,7 +12,11 @@
 namespace takyon::mpi {
 
 Schedule::Schedule(CommInfo& c, const char* fn)
-    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & unsigned(kTagUb))) {}
+    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & unsigned(kTagUb))) {
+  steps_.reserve(16);
+  round_end_.reserve(8);
+  inflight_.reserve(8);
+}
 
 Schedule::~Schedule() {
   // Only reached with transfers in flight when a collective failed: their requests must not outlive
@@ -75,6 +79,13 @@ void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* 
 }
 
 char* Schedule::scratch(std::size_t bytes) {
+  std::size_t rounded = (bytes + 63) & ~std::size_t(63);
+  if (rounded <= kInlineScratch - inline_used_) {
+    char* p = inline_scratch_ + inline_used_;
+    inline_used_ += rounded == 0 ? 64 : rounded;
+    if (inline_used_ > kInlineScratch) inline_used_ = kInlineScratch;
+    return p;
+  }
   scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes == 0 ? 1 : bytes));
   return scratch_.back().get();
 }
@@ -89,6 +100,10 @@ void Schedule::start_round() {
       const Step& s = steps_[i];
       bool want = pass == 0 ? s.kind == Step::Kind::kRecv : s.kind == Step::Kind::kSend;
       if (!want) continue;
+      // A small send to a peer with ring space goes out at once, without a request.
+      if (s.kind == Step::Kind::kSend && e.try_send_eager_now(to_world(*comm_, s.peer), comm_->coll_ctx, tag_, s.src, s.bytes)) {
+        continue;
+      }
       P2pArgs a;
       a.comm = comm_;
       a.bytes = s.bytes;

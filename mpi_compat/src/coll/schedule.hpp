@@ -82,6 +82,10 @@ class Schedule {
   bool started_ = false;
   std::vector<std::pair<Request*, std::size_t>> inflight_;  ///< request, its step
   std::vector<std::unique_ptr<char[]>> scratch_;
+  /// Small collectives take their scratch memory from here: no allocation per call.
+  static constexpr std::size_t kInlineScratch = 512;
+  alignas(64) char inline_scratch_[kInlineScratch];
+  std::size_t inline_used_ = 0;
 };
 
 /// Runs `s` as the nonblocking collective behind a new MPI request (kind kColl), returned as handle.

@@ -5,6 +5,7 @@
 #include "op/op.hpp"
 
 #include <algorithm>
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -119,10 +120,14 @@ TypeInfo type_info(MPI_Datatype dt) {
       {MPI_2DOUBLE_PRECISION, {kPair, Repr::kP2Double}},
       {MPI_2INTEGER, {kPair, Repr::kP2Int}},
   };
-  for (const Row& r : rows) {
-    if (r.dt == dt) return r.info;
-  }
-  return {};
+  // Predefined datatypes are 0x200..0x2ff in the ABI: one table lookup per call.
+  static const std::array<TypeInfo, 256> table = [] {
+    std::array<TypeInfo, 256> t{};
+    for (const Row& r : rows) t[std::size_t(reinterpret_cast<std::uintptr_t>(r.dt) - 0x200)] = r.info;
+    return t;
+  }();
+  auto v = reinterpret_cast<std::uintptr_t>(dt);
+  return v >= 0x200 && v < 0x300 ? table[std::size_t(v - 0x200)] : TypeInfo{};
 }
 
 struct PredefinedOp {
@@ -171,6 +176,7 @@ std::vector<std::unique_ptr<UserOp>>& user_ops() {
 }
 
 UserOp* find_user(MPI_Op op) {
+  if (reinterpret_cast<std::uintptr_t>(op) < 0x100) return nullptr;  // predefined ops: 0x020..0x03d
   for (auto& u : user_ops()) {
     if (reinterpret_cast<MPI_Op>(u.get()) == op) return u.get();
   }
