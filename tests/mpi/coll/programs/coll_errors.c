@@ -85,10 +85,11 @@ int main(int argc, char **argv) {
     const char *what[] = {"Bcast buffer MPI_IN_PLACE", "Reduce MPI_IN_PLACE at a non-root rank",
                           "Allreduce sendbuf == recvbuf", "Allreduce with a freed user op",
                           "Ibcast request NULL", "Bcast counts differ across ranks",
-                          "Ibcast counts differ across ranks (Ibcast or Wait)"};
+                          "Ibcast counts differ across ranks (Ibcast or Wait)",
+                          "Request_free / Cancel of an Ibarrier's request"};
     int want[] = {MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_OP, MPI_ERR_ARG, MPI_ERR_TRUNCATE,
-                  MPI_ERR_TRUNCATE};
-    for (int k = 0; k < 7; ++k) {
+                  MPI_ERR_TRUNCATE, MPI_ERR_REQUEST};
+    for (int k = 0; k < 8; ++k) {
       int err = want[k];
       if (takyon) {
         if (k == 0) err = MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, w);
@@ -113,6 +114,15 @@ int main(int argc, char **argv) {
             err = MPI_Bcast(a, rank_ == 0 ? 2 : 4, MPI_INT, 1, w);
             if (rank_ != 0) err = want[k]; /* only rank 0 receives too much */
           }
+        }
+        if (k == 7) {
+          MPI_Request r = MPI_REQUEST_NULL;
+          CHECK_MPI(MPI_Ibarrier(w, &r));
+          err = MPI_Request_free(&r);
+          CHECK(r != MPI_REQUEST_NULL);
+          CHECK(MPI_Cancel(&r) == err);
+          CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+          CHECK(r == MPI_REQUEST_NULL);
         }
         if (k == 6) {
           MPI_Request r = MPI_REQUEST_NULL;
