@@ -278,9 +278,14 @@ void kernel(MPI_Op op, const T* in, T* io, std::size_t n) {
   }
 }
 
-/// Reduces through unaligned-safe copies: collective buffers are packed bytes of any alignment.
+/// Reduces in place when both buffers are aligned for T (the usual case), else through copies
+/// (packed collective buffers may have any alignment).
 template <class T>
 void typed(MPI_Op op, const void* in, void* inout, std::size_t count) {
+  if (reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0 && reinterpret_cast<std::uintptr_t>(inout) % alignof(T) == 0) {
+    kernel<T>(op, static_cast<const T*>(in), static_cast<T*>(inout), count);
+    return;
+  }
   constexpr std::size_t kChunk = 256;
   T a[kChunk];
   T b[kChunk];
