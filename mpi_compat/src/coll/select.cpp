@@ -6,6 +6,7 @@
 #include "coll/select.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "errors.hpp"
@@ -25,31 +26,33 @@ constexpr std::size_t kAllgatherRingMin = 64 * 1024;
 constexpr std::size_t kAlltoallBruckMaxBlock = 256;
 constexpr int kAlltoallBruckMinRanks = 4;
 
-/// The forced algorithm of `var` (an index into `names`), -1 when unset; checked at each call so the
-/// error names the collective that read it.
+/// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective (a static in each select_*).
+struct Forced {
+  int index = -1;            ///< into the algorithm names; -1: not forced
+  std::string error;         ///< set: the value names no algorithm
+};
+
 template <std::size_t N>
-int forced(const char* var, const char* const (&names)[N], const char* fn) {
-  struct Cache {
-    bool read = false;
-    const char* value = nullptr;
-  };
-  static Cache caches[8];
-  static const char* vars[8] = {};
-  std::size_t slot = 0;
-  while (slot < 8 && vars[slot] != nullptr && std::string(vars[slot]) != var) ++slot;
-  Cache& c = caches[slot];
-  if (!c.read) {
-    vars[slot] = var;
-    c.value = std::getenv(var);
-    c.read = true;
-  }
-  if (c.value == nullptr || *c.value == '\0') return -1;
+Forced read_forced(const char* var, const char* const (&names)[N]) {
+  Forced f;
+  const char* value = std::getenv(var);
+  if (value == nullptr || *value == '\0') return f;
   std::string accepted;
   for (std::size_t i = 0; i < N; ++i) {
-    if (std::string(names[i]) == c.value) return int(i);
+    if (std::strcmp(names[i], value) == 0) {
+      f.index = int(i);
+      return f;
+    }
     accepted += (i == 0 ? "" : ", ") + std::string(names[i]);
   }
-  fail(MPI_ERR_ARG, fn, std::string(var) + "=" + c.value + " names no algorithm (accepted: " + accepted + ")");
+  f.error = std::string(var) + "=" + value + " names no algorithm (accepted: " + accepted + ")";
+  return f;
+}
+
+/// The forced algorithm (-1: none); throws MPI_ERR_ARG naming `fn` for a value that names none.
+int forced(const Forced& f, const char* fn) {
+  if (!f.error.empty()) fail(MPI_ERR_ARG, fn, f.error);
+  return f.index;
 }
 
 bool is_pof2(int p) { return (p & (p - 1)) == 0; }
@@ -58,21 +61,24 @@ bool is_pof2(int p) { return (p & (p - 1)) == 0; }
 
 BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
   static const char* const names[] = {"binomial", "scatter_allgather"};
-  int f = forced("TAKYON_MPI_COLL_BCAST", names, fn);
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_BCAST", names);
+  int f = forced(choice, fn);
   if (f >= 0) return BcastAlgo(f);
   return bytes >= kBcastScatterAllgatherMin && p > 2 ? BcastAlgo::kScatterAllgather : BcastAlgo::kBinomial;
 }
 
 ReduceAlgo select_reduce(std::size_t, int, bool commutative, const char* fn) {
   static const char* const names[] = {"binomial", "ordered"};
-  int f = forced("TAKYON_MPI_COLL_REDUCE", names, fn);
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_REDUCE", names);
+  int f = forced(choice, fn);
   if (!commutative) return ReduceAlgo::kOrdered;
   return f >= 0 ? ReduceAlgo(f) : ReduceAlgo::kBinomial;
 }
 
 AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative, const char* fn) {
   static const char* const names[] = {"recursive_doubling", "rabenseifner", "ring"};
-  int f = forced("TAKYON_MPI_COLL_ALLREDUCE", names, fn);
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLREDUCE", names);
+  int f = forced(choice, fn);
   if (!commutative) return AllreduceAlgo::kRecursiveDoubling;
   if (f >= 0) return AllreduceAlgo(f);
   if (bytes < kAllreduceLargeMin || count < std::size_t(p)) return AllreduceAlgo::kRecursiveDoubling;
@@ -81,7 +87,8 @@ AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool
 
 AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
   static const char* const names[] = {"ring", "recursive_doubling", "bruck"};
-  int f = forced("TAKYON_MPI_COLL_ALLGATHER", names, fn);
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLGATHER", names);
+  int f = forced(choice, fn);
   if (f >= 0) return AllgatherAlgo(f);
   if (block * std::size_t(p) >= kAllgatherRingMin) return AllgatherAlgo::kRing;
   return is_pof2(p) ? AllgatherAlgo::kRecursiveDoubling : AllgatherAlgo::kBruck;
@@ -89,7 +96,8 @@ AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
 
 AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
   static const char* const names[] = {"pairwise", "bruck"};
-  int f = forced("TAKYON_MPI_COLL_ALLTOALL", names, fn);
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLTOALL", names);
+  int f = forced(choice, fn);
   if (f >= 0) return AlltoallAlgo(f);
   return block <= kAlltoallBruckMaxBlock && p >= kAlltoallBruckMinRanks ? AlltoallAlgo::kBruck
                                                                          : AlltoallAlgo::kPairwise;
