@@ -126,13 +126,13 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   PRINT0("coll_nonblocking: %d ranks\n", size_);
-  const int counts[] = {0, 1, 100, 2500};
+  const int counts[] = {0, 100, 2500};
   const char *how[] = {"Waitall", "Wait in reverse order", "Waitany", "Testall polling", "Test polling",
                        "Waitsome", "two passes overlapping, blocking Allreduce between"};
-  for (int c = 0; c < 4; ++c) {
+  for (int c = 0; c < 3; ++c) {
     for (int mode = 0; mode < 7; ++mode) {
       /* Polling without yielding is slow with 5 ranks on 2 cores: only the smaller sizes there. */
-      if ((mode == 3 || mode == 4) && c == 3) {
+      if ((mode == 3 || mode == 4) && c == 2) {
         PRINT0("%-52s ok\n", how[mode]);
         continue;
       }
@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
       for (int i = 0; i < NOPS; ++i) CHECK(r[i] == MPI_REQUEST_NULL);
       check(&p);
       teardown(&p);
-      if (c == 3) PRINT0("%-52s ok\n", how[mode]);
+      if (c == 2) PRINT0("%-52s ok\n", how[mode]);
     }
   }
   /* A rank blocked in point-to-point must still forward a nonblocking broadcast it is part of. */
