@@ -238,11 +238,15 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
   Views v(*s);
   std::size_t item = type_size(dt);
   const char* send = v.in(in_place ? recvbuf : sendbuf, total, dt);
-  char* whole = s->scratch(total * item);
-  run_allreduce(*s, send, whole, spec(int(total), dt, op));
   char* recv = v.out(recvbuf, mine, dt, false);
-  s->copy(whole + first[std::size_t(me)] * item, recv, mine * item);
-  s->next_round();
+  if (select_reduce_scatter(total * item, p, op_commutative(op), fn) == ReduceScatterAlgo::kRing) {
+    reduce_scatter_ring(*s, send, recv, std::vector<std::size_t>(counts.begin(), counts.end()), spec(int(total), dt, op));
+  } else {
+    char* whole = s->scratch(total * item);
+    run_allreduce(*s, send, whole, spec(int(total), dt, op));
+    s->copy(whole + first[std::size_t(me)] * item, recv, mine * item);
+    s->next_round();
+  }
   v.finish();
   return s;
 }

@@ -54,6 +54,11 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
 // allreduce_ring.cpp: ring reduce-scatter (p-1 steps) then ring allgather (p-1 steps).
 void allreduce_ring(Schedule& s, const char* send, char* recv, const ReduceSpec& r);
 
+// reduce_scatter_ring.cpp: ring reduce-scatter (commutative ops): p-1 steps, rank r ends with the
+// reduced block r (counts[r] items, written to recv). `send` holds all sum(counts) items.
+void reduce_scatter_ring(Schedule& s, const char* send, char* recv, const std::vector<std::size_t>& counts,
+                         const ReduceSpec& r);
+
 // gather_linear.cpp / scatter_linear.cpp: the root posts one receive (send) per rank. `own` is
 // this rank's contribution (gather) or its destination (scatter); the root's own block is copied.
 void gather_linear(Schedule& s, const char* own, std::size_t own_bytes, const Blocks& root_blocks, int root);

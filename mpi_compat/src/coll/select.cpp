@@ -25,6 +25,9 @@ constexpr std::size_t kAllgatherRingMin = 64 * 1024;
 /// Alltoall: Bruck for blocks up to this size from this many ranks on, pairwise otherwise.
 constexpr std::size_t kAlltoallBruckMaxBlock = 256;
 constexpr int kAlltoallBruckMinRanks = 4;
+/// Reduce_scatter: an allreduce (then each rank keeps its block) below this many bytes in all, the
+/// ring reduce-scatter (half an allreduce's traffic, p-1 steps) above.
+constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 
 /// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective (a static in each select_*).
 struct Forced {
@@ -101,6 +104,15 @@ AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
   if (f >= 0) return AlltoallAlgo(f);
   return block <= kAlltoallBruckMaxBlock && p >= kAlltoallBruckMinRanks ? AlltoallAlgo::kBruck
                                                                          : AlltoallAlgo::kPairwise;
+}
+
+ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn) {
+  static const char* const names[] = {"allreduce", "ring"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_REDUCE_SCATTER", names);
+  int f = forced(choice, fn);
+  if (!commutative) return ReduceScatterAlgo::kAllreduce;
+  if (f >= 0) return ReduceScatterAlgo(f);
+  return bytes >= kReduceScatterRingMin && p > 1 ? ReduceScatterAlgo::kRing : ReduceScatterAlgo::kAllreduce;
 }
 
 }  // namespace takyon::mpi
