@@ -10,9 +10,16 @@
 #include "op/op.hpp"
 
 namespace takyon::mpi {
+namespace {
+
+/// Collective tags wrap at 2^30: tags from 2^30 up in the collective context stay free for other
+/// internal exchanges there (communicator creation uses one).
+constexpr unsigned kCollTagMask = (1U << 30) - 1;
+
+}  // namespace
 
 Schedule::Schedule(CommInfo& c, const char* fn)
-    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & unsigned(kTagUb))) {
+    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & kCollTagMask)) {
   steps_.reserve(16);
   round_end_.reserve(8);
   inflight_.reserve(8);

@@ -5,7 +5,7 @@
 // a blocking collective runs its schedule to the end, a nonblocking one hands it to an MPI_Request
 // that MPI_Wait/Test (and every other call that progresses the engine) advance.
 //
-// Every schedule of a communicator takes the next value of CommInfo::coll_seq as its tag, so
+// Every schedule of a communicator takes the next value of CommInfo::coll_seq (mod 2^30) as its tag, so
 // back-to-back and overlapping collectives never match each other's messages (all ranks start the
 // collectives of a communicator in the same order, as MPI requires).
 // Single-threaded: the MPI thread only.
