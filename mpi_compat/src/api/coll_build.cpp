@@ -33,7 +33,11 @@ void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, cons
                const char* type_arg) {
   check_count(fn, count, count_arg);
   if (dt == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, fn, std::string("invalid datatype MPI_DATATYPE_NULL (argument ") + type_arg + ")");
-  check_type(dt, (std::string(fn) + " (argument " + type_arg + ")").c_str());
+  try {
+    check_type(dt, fn);
+  } catch (const MpiError& e) {
+    fail(MPI_ERR_TYPE, fn, std::string("invalid datatype (argument ") + type_arg + "): " + e.what());
+  }
   if (buf == MPI_IN_PLACE) fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");
   if (buf == nullptr && count > 0 && type_size(dt) > 0) {
     fail(MPI_ERR_BUFFER, fn, std::string("buffer is NULL with count ") + str(count) + " (argument " + buf_arg + ")");

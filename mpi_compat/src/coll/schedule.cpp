@@ -20,18 +20,43 @@ constexpr unsigned kCollTagMask = (1U << 30) - 1;
 
 Schedule::Schedule(CommInfo& c, const char* fn)
     : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & kCollTagMask)) {
-  steps_.reserve(16);
-  round_end_.reserve(8);
-  inflight_.reserve(8);
+}
+
+namespace {
+
+/// Freed schedules kept for reuse (single-threaded: the MPI thread).
+struct ScheduleCache {
+  static constexpr int kKeep = 4;
+  void* blocks[kKeep] = {};
+  int count = 0;
+  ~ScheduleCache() {
+    for (int i = 0; i < count; ++i) ::operator delete(blocks[i]);
+  }
+};
+ScheduleCache g_cache;
+
+}  // namespace
+
+void* Schedule::operator new(std::size_t bytes) {
+  if (bytes == sizeof(Schedule) && g_cache.count > 0) return g_cache.blocks[--g_cache.count];
+  return ::operator new(bytes);
+}
+
+void Schedule::operator delete(void* p) {
+  if (g_cache.count < ScheduleCache::kKeep) {
+    g_cache.blocks[g_cache.count++] = p;
+  } else {
+    ::operator delete(p);
+  }
 }
 
 Schedule::~Schedule() {
   // Only reached with transfers in flight when a collective failed: their requests must not outlive
   // the buffers, so they are left to complete and released then.
   Engine& e = engine();
-  for (auto& [r, step] : inflight_) {
-    if (r->kind == RequestKind::kRecv && !r->complete) e.cancel_recv(r);
-    e.free_request(r);
+  for (const Inflight& f : inflight_) {
+    if (f.req->kind == RequestKind::kRecv && !f.req->complete) e.cancel_recv(f.req);
+    e.free_request(f.req);
   }
 }
 
@@ -119,7 +144,7 @@ void Schedule::start_round() {
       Request* r = s.kind == Step::Kind::kRecv ? make_recv(a, s.dst, MPI_BYTE)
                                                 : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
       r->ctx = comm_->coll_ctx;
-      inflight_.emplace_back(r, i);
+      inflight_.push_back(Inflight{r, i});
       if (s.kind == Step::Kind::kRecv) {
         e.start_recv(r);
       } else {
@@ -131,13 +156,14 @@ void Schedule::start_round() {
 }
 
 bool Schedule::finish_round() {
-  for (auto& [r, step] : inflight_) {
-    if (!r->complete) return false;
+  for (const Inflight& f : inflight_) {
+    if (!f.req->complete) return false;
   }
   Engine& e = engine();
   std::string error;
-  for (auto& [r, step] : inflight_) {
-    const Step& s = steps_[step];
+  for (const Inflight& f : inflight_) {
+    Request* r = f.req;
+    const Step& s = steps_[f.step];
     if (error.empty() && r->kind == RequestKind::kRecv && (r->truncated || r->status_bytes != s.bytes)) {
       error = std::string(fn_) + ": rank " + std::to_string(s.peer) + " sent " +
               std::to_string(r->truncated ? r->sent_bytes : r->status_bytes) + " bytes where rank " +

@@ -23,6 +23,39 @@ namespace takyon::mpi {
 
 struct Request;
 
+/// A vector whose first N elements live inline (no allocation for the small schedules of small
+/// collectives); past N it moves to the heap. T: trivially copyable.
+template <class T, std::size_t N>
+class SmallVec {
+ public:
+  void push_back(const T& v) {
+    if (heap_.empty() && size_ < N) {
+      inline_[size_++] = v;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_, inline_ + N);
+    heap_.push_back(v);
+    ++size_;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  T* begin() { return heap_.empty() ? inline_ : heap_.data(); }
+  T* end() { return begin() + size_; }
+  const T* begin() const { return heap_.empty() ? inline_ : heap_.data(); }
+  T& operator[](std::size_t i) { return begin()[i]; }
+  const T& operator[](std::size_t i) const { return begin()[i]; }
+  const T& back() const { return begin()[size_ - 1]; }
+  void clear() {
+    size_ = 0;
+    heap_.clear();
+  }
+
+ private:
+  T inline_[N];
+  std::vector<T> heap_;
+  std::size_t size_ = 0;
+};
+
 class Schedule {
  public:
   /// A schedule of collective `fn` on `c`; takes the communicator's next collective tag.
@@ -30,6 +63,9 @@ class Schedule {
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
   ~Schedule();
+  /// Schedules are recycled (a few freed ones are kept): a collective call allocates nothing.
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* p);
 
   [[nodiscard]] CommInfo& comm() const { return *comm_; }
   [[nodiscard]] int rank() const { return rank_; }
@@ -76,15 +112,19 @@ class Schedule {
   int rank_;
   int size_;
   int tag_;
-  std::vector<Step> steps_;
-  std::vector<std::size_t> round_end_;  ///< index into steps_ where each round ends
+  SmallVec<Step, 24> steps_;
+  SmallVec<std::size_t, 16> round_end_;  ///< index into steps_ where each round ends
   std::size_t round_ = 0;               ///< the round in progress
   bool started_ = false;
-  std::vector<std::pair<Request*, std::size_t>> inflight_;  ///< request, its step
+  struct Inflight {
+    Request* req;
+    std::size_t step;
+  };
+  SmallVec<Inflight, 16> inflight_;
   std::vector<std::unique_ptr<char[]>> scratch_;
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;
-  alignas(64) char inline_scratch_[kInlineScratch];
+  alignas(16) char inline_scratch_[kInlineScratch];
   std::size_t inline_used_ = 0;
 };
 
