@@ -15,7 +15,9 @@
 namespace takyon::mpi {
 namespace {
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v) {
+  return std::to_string(v);
+}
 
 void check_count(const char* fn, int count, const char* arg) {
   if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + str(count) + " (argument " + arg + ")");
@@ -24,23 +26,27 @@ void check_count(const char* fn, int count, const char* arg) {
 void check_root(const char* fn, const CommInfo& c, int root) {
   int p = comm_size(c);
   if (root < 0 || root >= p) {
-    fail(MPI_ERR_ROOT, fn, "invalid root " + str(root) + " (argument root, communicator size " + str(p) + ")");
+    fail(MPI_ERR_ROOT, fn,
+         "invalid root " + str(root) + " (argument root, communicator size " + str(p) + ")");
   }
 }
 
 /// count items of dt at buf: a valid datatype, and a buffer unless nothing is there.
-void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, const char* buf_arg, const char* count_arg,
-               const char* type_arg) {
+void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, const char* buf_arg,
+               const char* count_arg, const char* type_arg) {
   check_count(fn, count, count_arg);
-  if (dt == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, fn, std::string("invalid datatype MPI_DATATYPE_NULL (argument ") + type_arg + ")");
+  if (dt == MPI_DATATYPE_NULL)
+    fail(MPI_ERR_TYPE, fn, std::string("invalid datatype MPI_DATATYPE_NULL (argument ") + type_arg + ")");
   try {
     check_type(dt, fn);
   } catch (const MpiError& e) {
     fail(MPI_ERR_TYPE, fn, std::string("invalid datatype (argument ") + type_arg + "): " + e.what());
   }
-  if (buf == MPI_IN_PLACE) fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");
+  if (buf == MPI_IN_PLACE)
+    fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");
   if (buf == nullptr && count > 0 && type_size(dt) > 0) {
-    fail(MPI_ERR_BUFFER, fn, std::string("buffer is NULL with count ") + str(count) + " (argument " + buf_arg + ")");
+    fail(MPI_ERR_BUFFER, fn,
+         std::string("buffer is NULL with count ") + str(count) + " (argument " + buf_arg + ")");
   }
 }
 
@@ -50,7 +56,8 @@ void check_counts(const char* fn, const int* counts, const int* displs, int p, c
   if (displs_arg != nullptr && displs == nullptr) fail(MPI_ERR_ARG, fn, std::string(displs_arg) + " is NULL");
   for (int i = 0; i < p; ++i) {
     if (counts[i] < 0) {
-      fail(MPI_ERR_COUNT, fn, "invalid count " + str(counts[i]) + " (argument " + counts_arg + "[" + str(i) + "])");
+      fail(MPI_ERR_COUNT, fn,
+           "invalid count " + str(counts[i]) + " (argument " + counts_arg + "[" + str(i) + "])");
     }
   }
 }
@@ -108,7 +115,9 @@ class Views {
   std::vector<Unpack> unpacks_;
 };
 
-std::vector<int> equal(int p, int count) { return std::vector<int>(std::size_t(p), count); }
+std::vector<int> equal(int p, int count) {
+  return std::vector<int>(std::size_t(p), count);
+}
 std::vector<int> strided(int p, int count) {
   std::vector<int> d(static_cast<std::size_t>(p));
   for (int i = 0; i < p; ++i) d[std::size_t(i)] = i * count;
@@ -121,10 +130,12 @@ ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op) {
 
 void check_reduction(const char* fn, int count, MPI_Datatype dt, MPI_Op op) {
   check_count(fn, count, "count");
-  if (dt == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
+  if (dt == MPI_DATATYPE_NULL)
+    fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
   check_type(dt, fn);
   check_op(op, dt, fn);
-  if (!type_is_contiguous(dt)) fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
+  if (!type_is_contiguous(dt))
+    fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
 }
 
 void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bool nonempty) {
@@ -135,9 +146,15 @@ void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bo
 
 void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
   switch (select_allreduce(r.bytes(), r.count, s.size(), op_commutative(r.op), s.fn())) {
-    case AllreduceAlgo::kRecursiveDoubling: allreduce_recursive_doubling(s, send, recv, r); break;
-    case AllreduceAlgo::kRabenseifner: allreduce_rabenseifner(s, send, recv, r); break;
-    case AllreduceAlgo::kRing: allreduce_ring(s, send, recv, r); break;
+    case AllreduceAlgo::kRecursiveDoubling:
+      allreduce_recursive_doubling(s, send, recv, r);
+      break;
+    case AllreduceAlgo::kRabenseifner:
+      allreduce_rabenseifner(s, send, recv, r);
+      break;
+    case AllreduceAlgo::kRing:
+      allreduce_ring(s, send, recv, r);
+      break;
   }
 }
 
@@ -159,21 +176,26 @@ SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, i
   char* data = s->rank() == root ? const_cast<char*>(v.in(buf, n, dt)) : v.out(buf, n, dt, false);
   std::size_t bytes = n * type_size(dt);
   switch (select_bcast(bytes, s->size(), fn)) {
-    case BcastAlgo::kBinomial: bcast_binomial(*s, data, bytes, root); break;
-    case BcastAlgo::kScatterAllgather: bcast_scatter_allgather(*s, data, bytes, root); break;
+    case BcastAlgo::kBinomial:
+      bcast_binomial(*s, data, bytes, root);
+      break;
+    case BcastAlgo::kScatterAllgather:
+      bcast_scatter_allgather(*s, data, bytes, root);
+      break;
   }
   v.finish();
   return s;
 }
 
-SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                         int root, MPI_Comm comm) {
+SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
+                         MPI_Op op, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
   check_reduction(fn, count, dt, op);
   check_root(fn, c, root);
   bool is_root = comm_rank(c) == root;
   bool in_place = sendbuf == MPI_IN_PLACE;
-  if (in_place && !is_root) fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+  if (in_place && !is_root)
+    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
   if (is_root) check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
   if (!in_place) check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
   if (is_root && !in_place) check_distinct(fn, sendbuf, recvbuf, count > 0);
@@ -184,8 +206,12 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
   const char* send = in_place ? recv : v.in(sendbuf, n, dt);
   ReduceSpec r = spec(count, dt, op);
   switch (select_reduce(r.bytes(), s->size(), op_commutative(op), fn)) {
-    case ReduceAlgo::kBinomial: reduce_binomial(*s, send, recv, r, root); break;
-    case ReduceAlgo::kOrdered: reduce_ordered(*s, send, recv, r, root); break;
+    case ReduceAlgo::kBinomial:
+      reduce_binomial(*s, send, recv, r, root);
+      break;
+    case ReduceAlgo::kOrdered:
+      reduce_ordered(*s, send, recv, r, root);
+      break;
   }
   v.finish();
   return s;
@@ -211,8 +237,9 @@ SchedulePtr build_allreduce(const char* fn, const void* sendbuf, void* recvbuf, 
   return s;
 }
 
-SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, bool vec, const int* recvcounts,
-                                 int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, bool vec,
+                                 const int* recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
   int p = comm_size(c);
   int me = comm_rank(c);
@@ -229,7 +256,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
     first[std::size_t(i)] = total;
     total += std::size_t(counts[std::size_t(i)]);
   }
-  if (total > std::size_t(0x7fffffff)) fail(MPI_ERR_COUNT, fn, "the counts add up to more than INT_MAX items");
+  if (total > std::size_t(0x7fffffff))
+    fail(MPI_ERR_COUNT, fn, "the counts add up to more than INT_MAX items");
   check_reduction(fn, int(total), dt, op);
   bool in_place = sendbuf == MPI_IN_PLACE;
   auto mine = std::size_t(counts[std::size_t(me)]);
@@ -244,7 +272,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
   const char* send = v.in(in_place ? recvbuf : sendbuf, total, dt);
   char* recv = v.out(recvbuf, mine, dt, false);
   if (select_reduce_scatter(total * item, p, op_commutative(op), fn) == ReduceScatterAlgo::kRing) {
-    reduce_scatter_ring(*s, send, recv, std::vector<std::size_t>(counts.begin(), counts.end()), spec(int(total), dt, op));
+    reduce_scatter_ring(*s, send, recv, std::vector<std::size_t>(counts.begin(), counts.end()),
+                        spec(int(total), dt, op));
   } else {
     char* whole = s->scratch(total * item);
     run_allreduce(*s, send, whole, spec(int(total), dt, op));
@@ -255,8 +284,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
   return s;
 }
 
-SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm, bool exclusive) {
+SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
+                       MPI_Op op, MPI_Comm comm, bool exclusive) {
   CommInfo& c = check_comm(comm, fn);
   check_reduction(fn, count, dt, op);
   bool in_place = sendbuf == MPI_IN_PLACE;
@@ -275,15 +304,16 @@ SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int c
   return s;
 }
 
-SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         bool vec, const int* recvcounts, int recvcount, const int* displs, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm) {
+SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
   check_root(fn, c, root);
   int p = comm_size(c);
   bool is_root = comm_rank(c) == root;
   bool in_place = sendbuf == MPI_IN_PLACE;
-  if (in_place && !is_root) fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+  if (in_place && !is_root)
+    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
   if (!in_place) check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
   std::vector<int> counts;
   std::vector<int> disp;
@@ -304,28 +334,31 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   Blocks blocks;
-  if (is_root) blocks = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true,
-                                 in_place ? root : -1);
+  if (is_root)
+    blocks = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true,
+                      in_place ? root : -1);
   const char* own = in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype);
   std::size_t own_bytes = in_place ? 0 : std::size_t(sendcount) * type_size(sendtype);
   if (is_root && !in_place && own_bytes != blocks.bytes[std::size_t(root)]) {
-    fail(MPI_ERR_TRUNCATE, fn, "the root's send and receive blocks differ in size (" + std::to_string(own_bytes) +
-                                   " and " + std::to_string(blocks.bytes[std::size_t(root)]) + " bytes)");
+    fail(MPI_ERR_TRUNCATE, fn,
+         "the root's send and receive blocks differ in size (" + std::to_string(own_bytes) + " and " +
+             std::to_string(blocks.bytes[std::size_t(root)]) + " bytes)");
   }
   gather_linear(*s, own, own_bytes, blocks, root);
   v.finish();
   return s;
 }
 
-SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const int* sendcounts, int sendcount, const int* displs,
-                          MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                          MPI_Comm comm) {
+SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const int* sendcounts, int sendcount,
+                          const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
   check_root(fn, c, root);
   int p = comm_size(c);
   bool is_root = comm_rank(c) == root;
   bool in_place = recvbuf == MPI_IN_PLACE;
-  if (in_place && !is_root) fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument recvbuf)");
+  if (in_place && !is_root)
+    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument recvbuf)");
   if (!in_place) check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
   std::vector<int> counts;
   std::vector<int> disp;
@@ -346,22 +379,25 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   Blocks blocks;
-  if (is_root) blocks = v.blocks(const_cast<void*>(sendbuf), counts.data(), disp.data(), nullptr, sendtype, p, false, false);
+  if (is_root)
+    blocks =
+        v.blocks(const_cast<void*>(sendbuf), counts.data(), disp.data(), nullptr, sendtype, p, false, false);
   char* own = in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false);
   std::size_t own_bytes = in_place ? 0 : std::size_t(recvcount) * type_size(recvtype);
   if (is_root && !in_place && own_bytes != blocks.bytes[std::size_t(root)]) {
-    fail(MPI_ERR_TRUNCATE, fn, "the root's send and receive blocks differ in size (" +
-                                   std::to_string(blocks.bytes[std::size_t(root)]) + " and " +
-                                   std::to_string(own_bytes) + " bytes)");
+    fail(MPI_ERR_TRUNCATE, fn,
+         "the root's send and receive blocks differ in size (" +
+             std::to_string(blocks.bytes[std::size_t(root)]) + " and " + std::to_string(own_bytes) +
+             " bytes)");
   }
   scatter_linear(*s, own, own_bytes, blocks, root);
   v.finish();
   return s;
 }
 
-SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                            bool vec, const int* recvcounts, int recvcount, const int* displs, MPI_Datatype recvtype,
-                            MPI_Comm comm) {
+SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
   int p = comm_size(c);
   int me = comm_rank(c);
@@ -383,9 +419,10 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
   check_buf(fn, recvbuf, most, recvtype, "recvbuf", "recvcount", "recvtype");
   std::size_t own_bytes = std::size_t(counts[std::size_t(me)]) * type_size(recvtype);
   if (!in_place && std::size_t(sendcount) * type_size(sendtype) != own_bytes) {
-    fail(MPI_ERR_TRUNCATE, fn, "this rank's send and receive blocks differ in size (" +
-                                   std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
-                                   std::to_string(own_bytes) + " bytes)");
+    fail(MPI_ERR_TRUNCATE, fn,
+         "this rank's send and receive blocks differ in size (" +
+             std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
+             std::to_string(own_bytes) + " bytes)");
   }
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
@@ -394,7 +431,8 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
     // Equal blocks: one packed buffer of p blocks, rank i's at i * block.
     std::size_t block = n * type_size(recvtype);
     char* recv = v.out(recvbuf, std::size_t(p) * n, recvtype, in_place);
-    if (!in_place) s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), recv + std::size_t(me) * block, block);
+    if (!in_place)
+      s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), recv + std::size_t(me) * block, block);
     s->next_round();
     switch (select_allgather(block, p, fn)) {
       case AllgatherAlgo::kRing: {
@@ -406,11 +444,16 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
         allgather_ring(*s, b);
         break;
       }
-      case AllgatherAlgo::kRecursiveDoubling: allgather_recursive_doubling(*s, recv, block); break;
-      case AllgatherAlgo::kBruck: allgather_bruck(*s, recv, block); break;
+      case AllgatherAlgo::kRecursiveDoubling:
+        allgather_recursive_doubling(*s, recv, block);
+        break;
+      case AllgatherAlgo::kBruck:
+        allgather_bruck(*s, recv, block);
+        break;
     }
   } else {
-    Blocks b = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true, in_place ? me : -1);
+    Blocks b =
+        v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true, in_place ? me : -1);
     if (!in_place) s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), b.at[std::size_t(me)], own_bytes);
     s->next_round();
     allgather_ring(*s, b);
@@ -419,8 +462,8 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
   return s;
 }
 
-SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
   int p = comm_size(c);
   bool in_place = sendbuf == MPI_IN_PLACE;
@@ -429,9 +472,10 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
     check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
     check_distinct(fn, sendbuf, recvbuf, recvcount > 0);
     if (std::size_t(sendcount) * type_size(sendtype) != std::size_t(recvcount) * type_size(recvtype)) {
-      fail(MPI_ERR_TRUNCATE, fn, "send and receive blocks differ in size (" +
-                                     std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
-                                     std::to_string(std::size_t(recvcount) * type_size(recvtype)) + " bytes)");
+      fail(MPI_ERR_TRUNCATE, fn,
+           "send and receive blocks differ in size (" +
+               std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
+               std::to_string(std::size_t(recvcount) * type_size(recvtype)) + " bytes)");
     }
   }
   auto s = std::make_unique<Schedule>(c, fn);
@@ -461,7 +505,9 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
       alltoall_pairwise(*s, sb, rb);
       break;
     }
-    case AlltoallAlgo::kBruck: alltoall_bruck(*s, send, recv, block); break;
+    case AlltoallAlgo::kBruck:
+      alltoall_bruck(*s, send, recv, block);
+      break;
   }
   v.finish();
   return s;
@@ -511,9 +557,9 @@ SchedulePtr build_alltoallv(const char* fn, const void* sendbuf, const int* send
     sb = v.blocks(const_cast<void*>(sendbuf), sendcounts, sdispls, sendtypes, sendtype, p, is_w, false);
   }
   if (sb.bytes[std::size_t(me)] != rb.bytes[std::size_t(me)]) {
-    fail(MPI_ERR_TRUNCATE, fn, "this rank's block to itself differs in size (sent " +
-                                   std::to_string(sb.bytes[std::size_t(me)]) + ", received " +
-                                   std::to_string(rb.bytes[std::size_t(me)]) + " bytes)");
+    fail(MPI_ERR_TRUNCATE, fn,
+         "this rank's block to itself differs in size (sent " + std::to_string(sb.bytes[std::size_t(me)]) +
+             ", received " + std::to_string(rb.bytes[std::size_t(me)]) + " bytes)");
   }
   alltoall_pairwise(*s, sb, rb);
   v.finish();

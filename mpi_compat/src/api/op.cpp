@@ -45,20 +45,25 @@ extern "C" int PMPI_Op_commutative(MPI_Op op, int* commute) {
 }
 TAKYON_MPI_WEAK_ALIAS(Op_commutative)
 
-extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                                 MPI_Op op) {
   const char* fn = "MPI_Reduce_local";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument count)");
-    if (datatype == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
+    if (datatype == MPI_DATATYPE_NULL)
+      fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
     check_type(datatype, fn);
     check_op(op, datatype, fn);
-    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed here");
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+      fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed here");
     if (count > 0 && (inbuf == nullptr || inoutbuf == nullptr)) {
       fail(MPI_ERR_BUFFER, fn, "inbuf or inoutbuf is NULL with count " + std::to_string(count));
     }
-    if (!type_is_contiguous(datatype)) fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
+    if (!type_is_contiguous(datatype))
+      fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
     MPI_Aint lb = type_lb(datatype);
-    apply_op(op, datatype, static_cast<const char*>(inbuf) + lb, static_cast<char*>(inoutbuf) + lb, std::size_t(count));
+    apply_op(op, datatype, static_cast<const char*>(inbuf) + lb, static_cast<char*>(inoutbuf) + lb,
+             std::size_t(count));
     return MPI_SUCCESS;
   });
 }

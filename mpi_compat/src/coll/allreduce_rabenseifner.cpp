@@ -56,7 +56,8 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
       int give_hi = newrank < newpeer ? hi : mid;
       s.recv(peer, at(tmp, keep_lo), span(keep_lo, keep_hi));
       s.send(peer, at(recv, give_lo), span(give_lo, give_hi));
-      s.reduce(at(tmp, keep_lo), at(recv, keep_lo), disp[std::size_t(keep_hi)] - disp[std::size_t(keep_lo)], r.dt, r.op);
+      s.reduce(at(tmp, keep_lo), at(recv, keep_lo), disp[std::size_t(keep_hi)] - disp[std::size_t(keep_lo)],
+               r.dt, r.op);
       s.next_round();
       lo = keep_lo;
       hi = keep_hi;

@@ -16,7 +16,8 @@ void alltoall_bruck(Schedule& s, const char* send, char* recv, std::size_t block
   char* tmp = s.scratch(n * block);
   char* out = s.scratch((n / 2 + 1) * block);
   char* in = s.scratch((n / 2 + 1) * block);
-  for (int i = 0; i < p; ++i) s.copy(send + std::size_t((r + i) % p) * block, tmp + std::size_t(i) * block, block);
+  for (int i = 0; i < p; ++i)
+    s.copy(send + std::size_t((r + i) % p) * block, tmp + std::size_t(i) * block, block);
   for (int dist = 1; dist < p; dist <<= 1) {
     std::vector<int> moved;
     for (int i = 0; i < p; ++i) {
@@ -32,7 +33,8 @@ void alltoall_bruck(Schedule& s, const char* send, char* recv, std::size_t block
       s.copy(in + j * block, tmp + std::size_t(moved[j]) * block, block);
     }
   }
-  for (int i = 0; i < p; ++i) s.copy(tmp + std::size_t(i) * block, recv + std::size_t((r - i + p) % p) * block, block);
+  for (int i = 0; i < p; ++i)
+    s.copy(tmp + std::size_t(i) * block, recv + std::size_t((r - i + p) % p) * block, block);
   s.next_round();
 }
 

@@ -12,7 +12,9 @@ void bcast_scatter_allgather(Schedule& s, char* buf, std::size_t bytes, int root
   int p = s.size();
   int v = (s.rank() - root + p) % p;
   std::size_t piece = (bytes + std::size_t(p) - 1) / std::size_t(p);
-  auto offset = [&](int first_piece) { return std::min(std::size_t(std::min(first_piece, p)) * piece, bytes); };
+  auto offset = [&](int first_piece) {
+    return std::min(std::size_t(std::min(first_piece, p)) * piece, bytes);
+  };
   // Scatter: relative rank v holds pieces [v, v + subtree) once its parent has sent them.
   int mask = 1;
   while (mask < p) {

@@ -19,8 +19,7 @@ constexpr unsigned kCollTagMask = (1U << 30) - 1;
 }  // namespace
 
 Schedule::Schedule(CommInfo& c, const char* fn)
-    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & kCollTagMask)) {
-}
+    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & kCollTagMask)) {}
 
 namespace {
 
@@ -133,7 +132,8 @@ void Schedule::start_round() {
       bool want = pass == 0 ? s.kind == Step::Kind::kRecv : s.kind == Step::Kind::kSend;
       if (!want) continue;
       // A small send to a peer with ring space goes out at once, without a request.
-      if (s.kind == Step::Kind::kSend && e.try_send_eager_now(to_world(*comm_, s.peer), comm_->coll_ctx, tag_, s.src, s.bytes)) {
+      if (s.kind == Step::Kind::kSend &&
+          e.try_send_eager_now(to_world(*comm_, s.peer), comm_->coll_ctx, tag_, s.src, s.bytes)) {
         continue;
       }
       P2pArgs a;
@@ -142,7 +142,7 @@ void Schedule::start_round() {
       a.world_peer = to_world(*comm_, s.peer);
       a.tag = tag_;
       Request* r = s.kind == Step::Kind::kRecv ? make_recv(a, s.dst, MPI_BYTE)
-                                                : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
+                                               : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
       r->ctx = comm_->coll_ctx;
       inflight_.push_back(Inflight{r, i});
       if (s.kind == Step::Kind::kRecv) {
@@ -178,10 +178,17 @@ bool Schedule::finish_round() {
   for (std::size_t i = begin; i < round_end_[round_]; ++i) {
     const Step& s = steps_[i];
     switch (s.kind) {
-      case Step::Kind::kCopy: std::memmove(s.dst, s.src, s.bytes); break;
-      case Step::Kind::kReduce: apply_op(s.op, s.dt, s.src, s.dst, s.count); break;
-      case Step::Kind::kUnpack: takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst); break;
-      default: break;
+      case Step::Kind::kCopy:
+        std::memmove(s.dst, s.src, s.bytes);
+        break;
+      case Step::Kind::kReduce:
+        apply_op(s.op, s.dt, s.src, s.dst, s.count);
+        break;
+      case Step::Kind::kUnpack:
+        takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);
+        break;
+      default:
+        break;
     }
   }
   started_ = false;

@@ -114,7 +114,7 @@ class Schedule {
   int tag_;
   SmallVec<Step, 24> steps_;
   SmallVec<std::size_t, 16> round_end_;  ///< index into steps_ where each round ends
-  std::size_t round_ = 0;               ///< the round in progress
+  std::size_t round_ = 0;                ///< the round in progress
   bool started_ = false;
   struct Inflight {
     Request* req;

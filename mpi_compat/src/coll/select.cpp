@@ -31,8 +31,8 @@ constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 
 /// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective (a static in each select_*).
 struct Forced {
-  int index = -1;            ///< into the algorithm names; -1: not forced
-  std::string error;         ///< set: the value names no algorithm
+  int index = -1;     ///< into the algorithm names; -1: not forced
+  std::string error;  ///< set: the value names no algorithm
 };
 
 template <std::size_t N>
@@ -58,7 +58,9 @@ int forced(const Forced& f, const char* fn) {
   return f.index;
 }
 
-bool is_pof2(int p) { return (p & (p - 1)) == 0; }
+bool is_pof2(int p) {
+  return (p & (p - 1)) == 0;
+}
 
 }  // namespace
 
@@ -78,7 +80,8 @@ ReduceAlgo select_reduce(std::size_t, int, bool commutative, const char* fn) {
   return f >= 0 ? ReduceAlgo(f) : ReduceAlgo::kBinomial;
 }
 
-AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative, const char* fn) {
+AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative,
+                               const char* fn) {
   static const char* const names[] = {"recursive_doubling", "rabenseifner", "ring"};
   static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLREDUCE", names);
   int f = forced(choice, fn);
@@ -103,7 +106,7 @@ AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
   int f = forced(choice, fn);
   if (f >= 0) return AlltoallAlgo(f);
   return block <= kAlltoallBruckMaxBlock && p >= kAlltoallBruckMinRanks ? AlltoallAlgo::kBruck
-                                                                         : AlltoallAlgo::kPairwise;
+                                                                        : AlltoallAlgo::kPairwise;
 }
 
 ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn) {

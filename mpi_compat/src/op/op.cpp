@@ -33,8 +33,31 @@ enum Group : unsigned {
 
 /// How an item of a datatype is reduced: its group and the kernel selector (the C++ type).
 enum class Repr : std::uint8_t {
-  kNone, kI8, kI16, kI32, kI64, kI128, kU8, kU16, kU32, kU64, kF32, kF64, kFLD, kC32, kC64, kCLD, kBool,
-  kPFloatInt, kPDoubleInt, kPLongInt, kP2Int, kPShortInt, kPLongDoubleInt, kP2Float, kP2Double,
+  kNone,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kI128,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kF32,
+  kF64,
+  kFLD,
+  kC32,
+  kC64,
+  kCLD,
+  kBool,
+  kPFloatInt,
+  kPDoubleInt,
+  kPLongInt,
+  kP2Int,
+  kPShortInt,
+  kPLongDoubleInt,
+  kP2Float,
+  kP2Double,
 };
 
 struct TypeInfo {
@@ -282,7 +305,8 @@ void kernel(MPI_Op op, const T* in, T* io, std::size_t n) {
 /// (packed collective buffers may have any alignment).
 template <class T>
 void typed(MPI_Op op, const void* in, void* inout, std::size_t count) {
-  if (reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0 && reinterpret_cast<std::uintptr_t>(inout) % alignof(T) == 0) {
+  if (reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0 &&
+      reinterpret_cast<std::uintptr_t>(inout) % alignof(T) == 0) {
     kernel<T>(op, static_cast<const T*>(in), static_cast<T*>(inout), count);
     return;
   }
@@ -330,7 +354,9 @@ void pair_loc(MPI_Op op, const void* in, void* inout, std::size_t count) {
 
 }  // namespace
 
-bool is_predefined_op(MPI_Op op) { return find_predefined(op) != nullptr; }
+bool is_predefined_op(MPI_Op op) {
+  return find_predefined(op) != nullptr;
+}
 
 void check_op_handle(MPI_Op op, const char* fn) {
   if (op == MPI_OP_NULL) fail(MPI_ERR_OP, fn, "invalid op MPI_OP_NULL (argument op)");
@@ -378,31 +404,80 @@ void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size
     return;
   }
   switch (t.repr) {
-    case Repr::kI8: typed<std::int8_t>(op, in, inout, count); break;
-    case Repr::kI16: typed<std::int16_t>(op, in, inout, count); break;
-    case Repr::kI32: typed<std::int32_t>(op, in, inout, count); break;
-    case Repr::kI64: typed<std::int64_t>(op, in, inout, count); break;
-    case Repr::kI128: typed<Int128>(op, in, inout, count); break;
-    case Repr::kU8: typed<std::uint8_t>(op, in, inout, count); break;
-    case Repr::kU16: typed<std::uint16_t>(op, in, inout, count); break;
-    case Repr::kU32: typed<std::uint32_t>(op, in, inout, count); break;
-    case Repr::kU64: typed<std::uint64_t>(op, in, inout, count); break;
-    case Repr::kF32: typed<float>(op, in, inout, count); break;
-    case Repr::kF64: typed<double>(op, in, inout, count); break;
-    case Repr::kFLD: typed<long double>(op, in, inout, count); break;
-    case Repr::kC32: typed<std::complex<float>>(op, in, inout, count); break;
-    case Repr::kC64: typed<std::complex<double>>(op, in, inout, count); break;
-    case Repr::kCLD: typed<std::complex<long double>>(op, in, inout, count); break;
-    case Repr::kBool: typed<bool>(op, in, inout, count); break;
-    case Repr::kPFloatInt: pair_loc<float, int>(op, in, inout, count); break;
-    case Repr::kPDoubleInt: pair_loc<double, int>(op, in, inout, count); break;
-    case Repr::kPLongInt: pair_loc<long, int>(op, in, inout, count); break;
-    case Repr::kP2Int: pair_loc<int, int>(op, in, inout, count); break;
-    case Repr::kPShortInt: pair_loc<short, int>(op, in, inout, count); break;
-    case Repr::kPLongDoubleInt: pair_loc<long double, int>(op, in, inout, count); break;
-    case Repr::kP2Float: pair_loc<float, float>(op, in, inout, count); break;
-    case Repr::kP2Double: pair_loc<double, double>(op, in, inout, count); break;
-    case Repr::kNone: break;
+    case Repr::kI8:
+      typed<std::int8_t>(op, in, inout, count);
+      break;
+    case Repr::kI16:
+      typed<std::int16_t>(op, in, inout, count);
+      break;
+    case Repr::kI32:
+      typed<std::int32_t>(op, in, inout, count);
+      break;
+    case Repr::kI64:
+      typed<std::int64_t>(op, in, inout, count);
+      break;
+    case Repr::kI128:
+      typed<Int128>(op, in, inout, count);
+      break;
+    case Repr::kU8:
+      typed<std::uint8_t>(op, in, inout, count);
+      break;
+    case Repr::kU16:
+      typed<std::uint16_t>(op, in, inout, count);
+      break;
+    case Repr::kU32:
+      typed<std::uint32_t>(op, in, inout, count);
+      break;
+    case Repr::kU64:
+      typed<std::uint64_t>(op, in, inout, count);
+      break;
+    case Repr::kF32:
+      typed<float>(op, in, inout, count);
+      break;
+    case Repr::kF64:
+      typed<double>(op, in, inout, count);
+      break;
+    case Repr::kFLD:
+      typed<long double>(op, in, inout, count);
+      break;
+    case Repr::kC32:
+      typed<std::complex<float>>(op, in, inout, count);
+      break;
+    case Repr::kC64:
+      typed<std::complex<double>>(op, in, inout, count);
+      break;
+    case Repr::kCLD:
+      typed<std::complex<long double>>(op, in, inout, count);
+      break;
+    case Repr::kBool:
+      typed<bool>(op, in, inout, count);
+      break;
+    case Repr::kPFloatInt:
+      pair_loc<float, int>(op, in, inout, count);
+      break;
+    case Repr::kPDoubleInt:
+      pair_loc<double, int>(op, in, inout, count);
+      break;
+    case Repr::kPLongInt:
+      pair_loc<long, int>(op, in, inout, count);
+      break;
+    case Repr::kP2Int:
+      pair_loc<int, int>(op, in, inout, count);
+      break;
+    case Repr::kPShortInt:
+      pair_loc<short, int>(op, in, inout, count);
+      break;
+    case Repr::kPLongDoubleInt:
+      pair_loc<long double, int>(op, in, inout, count);
+      break;
+    case Repr::kP2Float:
+      pair_loc<float, float>(op, in, inout, count);
+      break;
+    case Repr::kP2Double:
+      pair_loc<double, double>(op, in, inout, count);
+      break;
+    case Repr::kNone:
+      break;
   }
 }
 
