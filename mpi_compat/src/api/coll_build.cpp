@@ -40,7 +40,10 @@ void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, cons
   try {
     check_type(dt, fn);
   } catch (const MpiError& e) {
-    fail(MPI_ERR_TYPE, fn, std::string("invalid datatype (argument ") + type_arg + "): " + e.what());
+    std::string what = e.what();  // "<fn>: <why>": the argument's name goes after the reason
+    std::size_t colon = what.find(": ");
+    fail(MPI_ERR_TYPE, fn,
+         (colon == std::string::npos ? what : what.substr(colon + 2)) + " (argument " + type_arg + ")");
   }
   if (buf == MPI_IN_PLACE)
     fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");

@@ -371,9 +371,15 @@ void check_op(MPI_Op op, MPI_Datatype dt, const char* fn) {
   const PredefinedOp* p = find_predefined(op);
   TypeInfo t = type_info(dt);
   if ((t.group & p->groups) == 0) {
+    static const char* const group_names[] = {"C integers", "Fortran integers", "floating point", "complex",
+                                              "logicals",   "MPI_BYTE",         "pair types"};
+    std::string takes;
+    for (unsigned g = 0; g < 7; ++g) {
+      if ((p->groups & (1U << g)) != 0) takes += (takes.empty() ? "" : ", ") + std::string(group_names[g]);
+    }
     fail(MPI_ERR_OP, fn,
-         std::string(p->name) + " is not defined for this datatype (" +
-             (t.group == kNone ? "not a predefined datatype it applies to" : "wrong type group") + ")");
+         std::string(p->name) + " is not defined for this datatype (argument datatype; it takes " + takes +
+             ")");
   }
 }
 
