@@ -128,11 +128,12 @@ int main(int argc, char **argv) {
   PRINT0("coll_nonblocking: %d ranks\n", size_);
   const int counts[] = {0, 100, 2500};
   const char *how[] = {"Waitall", "Wait in reverse order", "Waitany", "Testall polling", "Test polling",
-                       "Waitsome", "two passes overlapping, blocking Allreduce between"};
+                       "Waitsome", "two passes overlapping, blocking Allreduce between",
+                       "Request_get_status, then Testany and Testsome"};
   for (int c = 0; c < 3; ++c) {
-    for (int mode = 0; mode < 7; ++mode) {
+    for (int mode = 0; mode < 8; ++mode) {
       /* Polling without yielding is slow with 5 ranks on 2 cores: only the smaller sizes there. */
-      if ((mode == 3 || mode == 4) && c == 2) {
+      if ((mode == 3 || mode == 4 || mode == 7) && c == 2) {
         PRINT0("%-52s ok\n", how[mode]);
         continue;
       }
@@ -168,6 +169,20 @@ int main(int argc, char **argv) {
           CHECK(outcount >= 1);
           done += outcount;
         }
+      } else if (mode == 7) {
+        for (int i = 0; i < NOPS; ++i) {
+          int flag = 0;
+          while (!flag) CHECK_MPI(MPI_Request_get_status(r[i], &flag, MPI_STATUS_IGNORE));
+          CHECK(r[i] != MPI_REQUEST_NULL);
+        }
+        for (int k = 0; k < NOPS / 2; ++k) {
+          int idx = -1, flag = 0;
+          CHECK_MPI(MPI_Testany(NOPS, r, &idx, &flag, MPI_STATUS_IGNORE));
+          CHECK(flag && idx >= 0 && r[idx] == MPI_REQUEST_NULL);
+        }
+        int outcount = 0, idx[NOPS];
+        CHECK_MPI(MPI_Testsome(NOPS, r, &outcount, idx, MPI_STATUSES_IGNORE));
+        CHECK(outcount == NOPS - NOPS / 2);
       } else {
         setup(&q, counts[c] + 3);
         start(&q, r2);
