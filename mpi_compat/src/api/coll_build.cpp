@@ -336,6 +336,22 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
   }
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
+  std::size_t block =
+      is_root ? std::size_t(recvcount) * type_size(recvtype) : std::size_t(sendcount) * type_size(sendtype);
+  if (!vec && select_gather(block, p, fn) == RootedAlgo::kBinomial) {
+    if (is_root && !in_place && std::size_t(sendcount) * type_size(sendtype) != block) {
+      fail(MPI_ERR_TRUNCATE, fn,
+           "the root's send and receive blocks differ in size (" +
+               std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
+               std::to_string(block) + " bytes)");
+    }
+    char* recv =
+        is_root ? v.out(recvbuf, std::size_t(p) * std::size_t(recvcount), recvtype, in_place) : nullptr;
+    gather_binomial(*s, in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype), recv, block,
+                    root);
+    v.finish();
+    return s;
+  }
   Blocks blocks;
   if (is_root)
     blocks = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true,
@@ -381,6 +397,20 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
   }
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
+  std::size_t block =
+      is_root ? std::size_t(sendcount) * type_size(sendtype) : std::size_t(recvcount) * type_size(recvtype);
+  if (!vec && select_scatter(block, p, fn) == RootedAlgo::kBinomial) {
+    if (is_root && !in_place && std::size_t(recvcount) * type_size(recvtype) != block) {
+      fail(MPI_ERR_TRUNCATE, fn,
+           "the root's send and receive blocks differ in size (" + std::to_string(block) + " and " +
+               std::to_string(std::size_t(recvcount) * type_size(recvtype)) + " bytes)");
+    }
+    const char* send = is_root ? v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype) : nullptr;
+    scatter_binomial(*s, send, in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false),
+                     block, root);
+    v.finish();
+    return s;
+  }
   Blocks blocks;
   if (is_root)
     blocks =

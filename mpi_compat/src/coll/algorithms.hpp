@@ -64,6 +64,12 @@ void reduce_scatter_ring(Schedule& s, const char* send, char* recv, const std::v
 void gather_linear(Schedule& s, const char* own, std::size_t own_bytes, const Blocks& root_blocks, int root);
 void scatter_linear(Schedule& s, char* own, std::size_t own_bytes, const Blocks& root_blocks, int root);
 
+// gather_binomial.cpp / scatter_binomial.cpp: binomial trees for equal blocks of `block` bytes; the
+// root's `recv` / `send` holds p blocks in rank order. `own`: this rank's block (nullptr at an
+// in-place root: its block is already in recv / stays in send).
+void gather_binomial(Schedule& s, const char* own, char* recv, std::size_t block, int root);
+void scatter_binomial(Schedule& s, const char* send, char* own, std::size_t block, int root);
+
 // allgather_ring.cpp: p-1 steps, each rank forwards the block it received last (any block sizes).
 // This rank's own block must already be in place.
 void allgather_ring(Schedule& s, const Blocks& blocks);

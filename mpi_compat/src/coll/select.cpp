@@ -25,6 +25,10 @@ constexpr std::size_t kAllgatherRingMin = 64 * 1024;
 /// Alltoall: Bruck for blocks up to this size from this many ranks on, pairwise otherwise.
 constexpr std::size_t kAlltoallBruckMaxBlock = 256;
 constexpr int kAlltoallBruckMinRanks = 4;
+/// Gather / Scatter: a binomial tree (log2 p messages at the root, blocks forwarded) for blocks up to
+/// this size from 4 ranks on; linear (the root posts one transfer per rank, in place) otherwise.
+constexpr std::size_t kRootedBinomialMaxBlock = 4 * 1024;
+constexpr int kRootedBinomialMinRanks = 4;
 /// Reduce_scatter: an allreduce (then each rank keeps its block) below this many bytes in all, the
 /// ring reduce-scatter (half an allreduce's traffic, p-1 steps) above.
 constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
@@ -116,6 +120,24 @@ ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutati
   if (!commutative) return ReduceScatterAlgo::kAllreduce;
   if (f >= 0) return ReduceScatterAlgo(f);
   return bytes >= kReduceScatterRingMin && p > 1 ? ReduceScatterAlgo::kRing : ReduceScatterAlgo::kAllreduce;
+}
+
+RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"linear", "binomial"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_GATHER", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return RootedAlgo(f);
+  return block <= kRootedBinomialMaxBlock && p >= kRootedBinomialMinRanks ? RootedAlgo::kBinomial
+                                                                          : RootedAlgo::kLinear;
+}
+
+RootedAlgo select_scatter(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"linear", "binomial"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_SCATTER", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return RootedAlgo(f);
+  return block <= kRootedBinomialMaxBlock && p >= kRootedBinomialMinRanks ? RootedAlgo::kBinomial
+                                                                          : RootedAlgo::kLinear;
 }
 
 }  // namespace takyon::mpi

@@ -16,6 +16,7 @@ enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
 enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck };
 enum class AlltoallAlgo { kPairwise, kBruck };
 enum class ReduceScatterAlgo { kAllreduce, kRing };
+enum class RootedAlgo { kLinear, kBinomial };  ///< Gather and Scatter (equal blocks)
 
 BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn);
 ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char* fn);
@@ -23,6 +24,9 @@ AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool
 /// `block`: bytes per rank.
 AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn);
 AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn);
+/// Gather / Scatter (not their v forms) with `block` bytes per rank.
+RootedAlgo select_gather(std::size_t block, int p, const char* fn);
+RootedAlgo select_scatter(std::size_t block, int p, const char* fn);
 /// `bytes`: the whole vector (every rank's block).
 ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn);
 
