@@ -35,6 +35,7 @@ struct CommInfo {
   int slot = 0;                    ///< context-id slot (ctx == slot * kCtxPerSlot)
   std::string name;
   std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
+  unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.

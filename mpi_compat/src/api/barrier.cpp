@@ -1,33 +1,17 @@
 // SPDX-License-Identifier: MIT
-// MPI_Barrier: a dissemination barrier over the point-to-point engine, in the communicator's
-// collective context (never matched by user receives). Other collectives arrive with part 2.
+// MPI_Barrier and MPI_Ibarrier: the dissemination barrier (coll/barrier_dissemination.cpp) as a
+// schedule in the communicator's collective context (never matched by user receives).
+#include "api/coll_build.hpp"
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "coll/algorithms.hpp"
 
 namespace takyon::mpi {
 
 void barrier(CommInfo& c) {
-    int size = comm_size(c);
-    int rank = comm_rank(c);
-    Engine& e = engine();
-    int round = 0;
-    for (int dist = 1; dist < size; dist <<= 1, ++round) {
-      P2pArgs to;
-      to.comm = &c;
-      to.world_peer = to_world(c, (rank + dist) % size);
-      to.tag = round;
-      P2pArgs from = to;
-      from.world_peer = to_world(c, (rank - dist + size) % size);
-      Request* rr = make_recv(from, nullptr, MPI_BYTE);
-      rr->ctx = c.coll_ctx;
-      e.start_recv(rr);
-      Request* sr = make_send(to, nullptr, MPI_BYTE, SendMode::kStandard);
-      sr->ctx = c.coll_ctx;
-      e.start_send(sr);
-      e.wait_until([&] { return rr->complete && sr->complete; });
-      e.requests().release(rr);
-      e.requests().release(sr);
-    }
+  Schedule s(c, "MPI_Barrier");
+  barrier_dissemination(s);
+  s.run();
 }
 
 }  // namespace takyon::mpi
@@ -41,3 +25,12 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Barrier)
+
+extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return guarded("MPI_Ibarrier", comm, [&] {
+    if (request == nullptr) fail(MPI_ERR_ARG, "MPI_Ibarrier", "request is NULL (argument request)");
+    *request = start_nonblocking(build_barrier("MPI_Ibarrier", comm));
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Ibarrier)

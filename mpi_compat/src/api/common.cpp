@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "coll/schedule.hpp"
+
 namespace takyon::mpi {
 namespace {
 
@@ -126,7 +128,7 @@ void set_empty_status(MPI_Status* s) {
 
 void set_status(MPI_Status* s, const Request& r) {
   if (s == MPI_STATUS_IGNORE) return;
-  if (r.kind == RequestKind::kSend) {
+  if (r.kind != RequestKind::kRecv) {  // sends and collectives
     set_empty_status(s);
     return;
   }
@@ -151,6 +153,7 @@ void set_status(MPI_Status* s, const Request& r) {
 }
 
 std::string truncation_message(const char* fn, const Request& r) {
+  if (r.kind == RequestKind::kColl) return std::string(fn) + ": " + take_nonblocking_error(&r);
   return std::string(fn) + ": message truncated: " + std::to_string(r.sent_bytes) + " bytes arrived from rank " +
          std::to_string(from_world(*static_cast<const CommInfo*>(r.comm), r.status_source)) + " (tag " +
          std::to_string(r.status_tag) + "), the buffer holds " + std::to_string(r.bytes);

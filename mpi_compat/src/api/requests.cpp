@@ -282,6 +282,9 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     if (request == nullptr) fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is NULL (argument request)");
     Request* r = check_request(*request, "MPI_Request_free", "request");
     if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL (argument request)");
+    if (r->kind == RequestKind::kColl) {
+      fail(MPI_ERR_REQUEST, "MPI_Request_free", "the request of a nonblocking collective cannot be freed (complete it)");
+    }
     engine().free_request(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -294,6 +297,9 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     if (request == nullptr) fail(MPI_ERR_REQUEST, "MPI_Cancel", "request is NULL (argument request)");
     Request* r = check_request(*request, "MPI_Cancel", "request");
     if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL (argument request)");
+    if (r->kind == RequestKind::kColl) {
+      fail(MPI_ERR_REQUEST, "MPI_Cancel", "the request of a nonblocking collective cannot be cancelled");
+    }
     // Receives not yet matched are cancelled; sends complete normally (MPI allows a cancel to fail).
     if (r->active && r->kind == RequestKind::kRecv) engine().cancel_recv(r);
     return MPI_SUCCESS;

@@ -413,6 +413,7 @@ bool Engine::progress() {
     }
     if (!p.streaming_out.empty() || !p.streaming_in.empty()) moved = pump_streams(p) || moved;
   }
+  if (after_progress != nullptr) moved = after_progress() || moved;
   return moved;
 }
 

@@ -68,6 +68,9 @@ class Engine {
   bool probe(int ctx, int source, int tag, ProbeResult& out);
   /// Releases `r` now if it is complete, else marks it to be released when it completes.
   void free_request(Request* r);
+  /// Called at the end of every progress() when set: advances the nonblocking collectives (which
+  /// start requests of their own); returns whether anything moved.
+  bool (*after_progress)() = nullptr;
 
   /// Progresses until done() holds; throws PeerFailure if a peer dies meanwhile.
   template <class Done>

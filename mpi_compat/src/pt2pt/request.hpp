@@ -13,7 +13,7 @@ namespace takyon::mpi {
 inline constexpr int kAnySource = -1;  ///< engine-level wildcards (the API maps MPI_ANY_*)
 inline constexpr int kAnyTag = -1;
 
-enum class RequestKind : std::uint8_t { kSend, kRecv };
+enum class RequestKind : std::uint8_t { kSend, kRecv, kColl };  ///< kColl: a nonblocking collective (coll/schedule.hpp)
 enum class SendMode : std::uint8_t { kStandard, kSync, kReady, kBuffered };
 /// Where a receive stands (posted -> matched -> complete); cancel works only while kPosted.
 enum class RecvState : std::uint8_t { kIdle, kPosted, kMatched };

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: MIT
+// Argument checks and schedules of the collectives (see coll_build.hpp).
+#include "api/coll_build.hpp"
+
+#include <string>
+#include <vector>
+
+#include "coll/algorithms.hpp"
+#include "coll/select.hpp"
+#include "comm_basic.hpp"
+#include "datatype/datatype.hpp"
+#include "errors.hpp"
+#include "op/op.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+std::string str(long long v) {
+  return std::to_string(v);
+}
+
+void check_count(const char* fn, int count, const char* arg) {
+  if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + str(count) + " (argument " + arg + ")");
+}
+
+void check_root(const char* fn, const CommInfo& c, int root) {
+  int p = comm_size(c);
+  if (root < 0 || root >= p) {
+    fail(MPI_ERR_ROOT, fn,
+         "invalid root " + str(root) + " (argument root, communicator size " + str(p) + ")");
+  }
+}
+
+/// count items of dt at buf: a valid datatype, and a buffer unless nothing is there.
+void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, const char* buf_arg,
+               const char* count_arg, const char* type_arg) {
+  check_count(fn, count, count_arg);
+  if (dt == MPI_DATATYPE_NULL)
+    fail(MPI_ERR_TYPE, fn, std::string("invalid datatype MPI_DATATYPE_NULL (argument ") + type_arg + ")");
+  try {
+    check_type(dt, fn);
+  } catch (const MpiError& e) {
+    std::string what = e.what();  // "<fn>: <why>": the argument's name goes after the reason
+    std::size_t colon = what.find(": ");
+    fail(MPI_ERR_TYPE, fn,
+         (colon == std::string::npos ? what : what.substr(colon + 2)) + " (argument " + type_arg + ")");
+  }
+  if (buf == MPI_IN_PLACE)
+    fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");
+  if (buf == nullptr && count > 0 && type_size(dt) > 0) {
+    fail(MPI_ERR_BUFFER, fn,
+         std::string("buffer is NULL with count ") + str(count) + " (argument " + buf_arg + ")");
+  }
+}
+
+void check_counts(const char* fn, const int* counts, const int* displs, int p, const char* counts_arg,
+                  const char* displs_arg) {
+  if (counts == nullptr) fail(MPI_ERR_ARG, fn, std::string(counts_arg) + " is NULL");
+  if (displs_arg != nullptr && displs == nullptr) fail(MPI_ERR_ARG, fn, std::string(displs_arg) + " is NULL");
+  for (int i = 0; i < p; ++i) {
+    if (counts[i] < 0) {
+      fail(MPI_ERR_COUNT, fn,
+           "invalid count " + str(counts[i]) + " (argument " + counts_arg + "[" + str(i) + "])");
+    }
+  }
+}
+
+/// Sends and receives through packed bytes: a contiguous datatype's items are used in place; any
+/// other is packed into scratch now (data to send) or unpacked after the algorithm (data received).
+class Views {
+ public:
+  explicit Views(Schedule& s) : s_(s) {}
+  /// Data read by the collective.
+  const char* in(const void* buf, std::size_t count, MPI_Datatype dt) {
+    if (type_is_contiguous(dt) || count == 0) return static_cast<const char*>(buf) + type_lb(dt);
+    char* packed = s_.scratch(count * type_size(dt));
+    pack(buf, count, dt, packed);
+    return packed;
+  }
+  /// Data written by the collective; `keep`: it starts with buf's current data (MPI_IN_PLACE).
+  char* out(void* buf, std::size_t count, MPI_Datatype dt, bool keep) {
+    if (type_is_contiguous(dt) || count == 0) return static_cast<char*>(buf) + type_lb(dt);
+    char* packed = s_.scratch(count * type_size(dt));
+    if (keep) pack(buf, count, dt, packed);
+    unpacks_.push_back(Unpack{packed, count, dt, buf});
+    return packed;
+  }
+  /// Blocks at buf + displ[i] * extent (or bytes when `byte_displs`), counts[i] items of types[i].
+  Blocks blocks(void* buf, const int* counts, const int* displs, const MPI_Datatype* types, MPI_Datatype type,
+                int p, bool byte_displs, bool write, int keep = -1) {
+    Blocks b;
+    for (int i = 0; i < p; ++i) {
+      MPI_Datatype t = types != nullptr ? types[i] : type;
+      MPI_Aint d = byte_displs ? MPI_Aint(displs[i]) : MPI_Aint(displs[i]) * type_extent(t);
+      char* at = static_cast<char*>(buf) + d;
+      auto n = std::size_t(counts[i]);
+      b.at.push_back(write ? out(at, n, t, i == keep) : const_cast<char*>(in(at, n, t)));
+      b.bytes.push_back(n * type_size(t));
+    }
+    return b;
+  }
+  /// After the algorithm: the unpacking round.
+  void finish() {
+    if (unpacks_.empty()) return;
+    s_.next_round();
+    for (const Unpack& u : unpacks_) s_.unpack(u.packed, u.count, u.dt, u.buf);
+    s_.next_round();
+  }
+
+ private:
+  struct Unpack {
+    const char* packed;
+    std::size_t count;
+    MPI_Datatype dt;
+    void* buf;
+  };
+  Schedule& s_;
+  std::vector<Unpack> unpacks_;
+};
+
+std::vector<int> equal(int p, int count) {
+  return std::vector<int>(std::size_t(p), count);
+}
+std::vector<int> strided(int p, int count) {
+  std::vector<int> d(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) d[std::size_t(i)] = i * count;
+  return d;
+}
+
+ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op) {
+  return ReduceSpec{std::size_t(count), dt, op, type_size(dt)};
+}
+
+void check_reduction(const char* fn, int count, MPI_Datatype dt, MPI_Op op) {
+  check_count(fn, count, "count");
+  if (dt == MPI_DATATYPE_NULL)
+    fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
+  check_type(dt, fn);
+  check_op(op, dt, fn);
+  if (!type_is_contiguous(dt))
+    fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
+}
+
+void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bool nonempty) {
+  if (nonempty && sendbuf != nullptr && sendbuf == recvbuf) {
+    fail(MPI_ERR_BUFFER, fn, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+  }
+}
+
+void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
+  switch (select_allreduce(r.bytes(), r.count, s.size(), op_commutative(r.op), s.fn())) {
+    case AllreduceAlgo::kRecursiveDoubling:
+      allreduce_recursive_doubling(s, send, recv, r);
+      break;
+    case AllreduceAlgo::kRabenseifner:
+      allreduce_rabenseifner(s, send, recv, r);
+      break;
+    case AllreduceAlgo::kRing:
+      allreduce_ring(s, send, recv, r);
+      break;
+  }
+}
+
+}  // namespace
+
+SchedulePtr build_barrier(const char* fn, MPI_Comm comm) {
+  auto s = std::make_unique<Schedule>(check_comm(comm, fn), fn);
+  barrier_dissemination(*s);
+  return s;
+}
+
+SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  check_buf(fn, buf, count, dt, "buffer", "count", "datatype");
+  check_root(fn, c, root);
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  auto n = std::size_t(count);
+  char* data = s->rank() == root ? const_cast<char*>(v.in(buf, n, dt)) : v.out(buf, n, dt, false);
+  std::size_t bytes = n * type_size(dt);
+  switch (select_bcast(bytes, s->size(), fn)) {
+    case BcastAlgo::kBinomial:
+      bcast_binomial(*s, data, bytes, root);
+      break;
+    case BcastAlgo::kScatterAllgather:
+      bcast_scatter_allgather(*s, data, bytes, root);
+      break;
+  }
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
+                         MPI_Op op, int root, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  check_reduction(fn, count, dt, op);
+  check_root(fn, c, root);
+  bool is_root = comm_rank(c) == root;
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+  if (is_root) check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
+  if (!in_place) check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
+  if (is_root && !in_place) check_distinct(fn, sendbuf, recvbuf, count > 0);
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  auto n = std::size_t(count);
+  char* recv = is_root ? v.out(recvbuf, n, dt, in_place) : nullptr;
+  const char* send = in_place ? recv : v.in(sendbuf, n, dt);
+  ReduceSpec r = spec(count, dt, op);
+  switch (select_reduce(r.bytes(), s->size(), op_commutative(op), fn)) {
+    case ReduceAlgo::kBinomial:
+      reduce_binomial(*s, send, recv, r, root);
+      break;
+    case ReduceAlgo::kOrdered:
+      reduce_ordered(*s, send, recv, r, root);
+      break;
+  }
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_allreduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
+                            MPI_Op op, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  check_reduction(fn, count, dt, op);
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
+  if (!in_place) {
+    check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
+    check_distinct(fn, sendbuf, recvbuf, count > 0);
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  auto n = std::size_t(count);
+  char* recv = v.out(recvbuf, n, dt, in_place);
+  const char* send = in_place ? recv : v.in(sendbuf, n, dt);
+  run_allreduce(*s, send, recv, spec(count, dt, op));
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, bool vec,
+                                 const int* recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  int p = comm_size(c);
+  int me = comm_rank(c);
+  std::vector<int> counts = vec ? std::vector<int>() : equal(p, recvcount);
+  if (vec) {
+    check_counts(fn, recvcounts, nullptr, p, "recvcounts", nullptr);
+    counts.assign(recvcounts, recvcounts + p);
+  } else {
+    check_count(fn, recvcount, "recvcount");
+  }
+  std::size_t total = 0;
+  std::vector<std::size_t> first(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    first[std::size_t(i)] = total;
+    total += std::size_t(counts[std::size_t(i)]);
+  }
+  if (total > std::size_t(0x7fffffff))
+    fail(MPI_ERR_COUNT, fn, "the counts add up to more than INT_MAX items");
+  check_reduction(fn, int(total), dt, op);
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  auto mine = std::size_t(counts[std::size_t(me)]);
+  check_buf(fn, recvbuf, in_place ? int(total) : int(mine), dt, "recvbuf", "recvcounts", "datatype");
+  if (!in_place) {
+    check_buf(fn, sendbuf, int(total), dt, "sendbuf", "recvcounts", "datatype");
+    check_distinct(fn, sendbuf, recvbuf, total > 0);
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  std::size_t item = type_size(dt);
+  const char* send = v.in(in_place ? recvbuf : sendbuf, total, dt);
+  char* recv = v.out(recvbuf, mine, dt, false);
+  if (select_reduce_scatter(total * item, p, op_commutative(op), fn) == ReduceScatterAlgo::kRing) {
+    reduce_scatter_ring(*s, send, recv, std::vector<std::size_t>(counts.begin(), counts.end()),
+                        spec(int(total), dt, op));
+  } else {
+    char* whole = s->scratch(total * item);
+    run_allreduce(*s, send, whole, spec(int(total), dt, op));
+    s->copy(whole + first[std::size_t(me)] * item, recv, mine * item);
+    s->next_round();
+  }
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
+                       MPI_Op op, MPI_Comm comm, bool exclusive) {
+  CommInfo& c = check_comm(comm, fn);
+  check_reduction(fn, count, dt, op);
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
+  if (!in_place) {
+    check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
+    check_distinct(fn, sendbuf, recvbuf, count > 0);
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  auto n = std::size_t(count);
+  char* recv = v.out(recvbuf, n, dt, in_place || exclusive);
+  const char* send = in_place ? recv : v.in(sendbuf, n, dt);
+  scan_linear(*s, send, recv, spec(count, dt, op), exclusive);
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  check_root(fn, c, root);
+  int p = comm_size(c);
+  bool is_root = comm_rank(c) == root;
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+  if (!in_place) check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
+  std::vector<int> counts;
+  std::vector<int> disp;
+  if (is_root) {
+    if (vec) {
+      check_counts(fn, recvcounts, displs, p, "recvcounts", "displs");
+      counts.assign(recvcounts, recvcounts + p);
+      disp.assign(displs, displs + p);
+    } else {
+      check_count(fn, recvcount, "recvcount");
+      counts = equal(p, recvcount);
+      disp = strided(p, recvcount);
+    }
+    int most = 0;
+    for (int n : counts) most = n > most ? n : most;
+    check_buf(fn, recvbuf, most, recvtype, "recvbuf", "recvcount", "recvtype");
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  std::size_t block =
+      is_root ? std::size_t(recvcount) * type_size(recvtype) : std::size_t(sendcount) * type_size(sendtype);
+  if (!vec && select_gather(block, p, fn) == RootedAlgo::kBinomial) {
+    if (is_root && !in_place && std::size_t(sendcount) * type_size(sendtype) != block) {
+      fail(MPI_ERR_TRUNCATE, fn,
+           "the root's send and receive blocks differ in size (" +
+               std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
+               std::to_string(block) + " bytes)");
+    }
+    char* recv =
+        is_root ? v.out(recvbuf, std::size_t(p) * std::size_t(recvcount), recvtype, in_place) : nullptr;
+    gather_binomial(*s, in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype), recv, block,
+                    root);
+    v.finish();
+    return s;
+  }
+  Blocks blocks;
+  if (is_root)
+    blocks = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true,
+                      in_place ? root : -1);
+  const char* own = in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype);
+  std::size_t own_bytes = in_place ? 0 : std::size_t(sendcount) * type_size(sendtype);
+  if (is_root && !in_place && own_bytes != blocks.bytes[std::size_t(root)]) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         "the root's send and receive blocks differ in size (" + std::to_string(own_bytes) + " and " +
+             std::to_string(blocks.bytes[std::size_t(root)]) + " bytes)");
+  }
+  gather_linear(*s, own, own_bytes, blocks, root);
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const int* sendcounts, int sendcount,
+                          const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  check_root(fn, c, root);
+  int p = comm_size(c);
+  bool is_root = comm_rank(c) == root;
+  bool in_place = recvbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument recvbuf)");
+  if (!in_place) check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
+  std::vector<int> counts;
+  std::vector<int> disp;
+  if (is_root) {
+    if (vec) {
+      check_counts(fn, sendcounts, displs, p, "sendcounts", "displs");
+      counts.assign(sendcounts, sendcounts + p);
+      disp.assign(displs, displs + p);
+    } else {
+      check_count(fn, sendcount, "sendcount");
+      counts = equal(p, sendcount);
+      disp = strided(p, sendcount);
+    }
+    int most = 0;
+    for (int n : counts) most = n > most ? n : most;
+    check_buf(fn, sendbuf, most, sendtype, "sendbuf", "sendcount", "sendtype");
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  std::size_t block =
+      is_root ? std::size_t(sendcount) * type_size(sendtype) : std::size_t(recvcount) * type_size(recvtype);
+  if (!vec && select_scatter(block, p, fn) == RootedAlgo::kBinomial) {
+    if (is_root && !in_place && std::size_t(recvcount) * type_size(recvtype) != block) {
+      fail(MPI_ERR_TRUNCATE, fn,
+           "the root's send and receive blocks differ in size (" + std::to_string(block) + " and " +
+               std::to_string(std::size_t(recvcount) * type_size(recvtype)) + " bytes)");
+    }
+    const char* send = is_root ? v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype) : nullptr;
+    scatter_binomial(*s, send, in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false),
+                     block, root);
+    v.finish();
+    return s;
+  }
+  Blocks blocks;
+  if (is_root)
+    blocks =
+        v.blocks(const_cast<void*>(sendbuf), counts.data(), disp.data(), nullptr, sendtype, p, false, false);
+  char* own = in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false);
+  std::size_t own_bytes = in_place ? 0 : std::size_t(recvcount) * type_size(recvtype);
+  if (is_root && !in_place && own_bytes != blocks.bytes[std::size_t(root)]) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         "the root's send and receive blocks differ in size (" +
+             std::to_string(blocks.bytes[std::size_t(root)]) + " and " + std::to_string(own_bytes) +
+             " bytes)");
+  }
+  scatter_linear(*s, own, own_bytes, blocks, root);
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  int p = comm_size(c);
+  int me = comm_rank(c);
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
+  std::vector<int> counts;
+  std::vector<int> disp;
+  if (vec) {
+    check_counts(fn, recvcounts, displs, p, "recvcounts", "displs");
+    counts.assign(recvcounts, recvcounts + p);
+    disp.assign(displs, displs + p);
+  } else {
+    check_count(fn, recvcount, "recvcount");
+    counts = equal(p, recvcount);
+    disp = strided(p, recvcount);
+  }
+  int most = 0;
+  for (int n : counts) most = n > most ? n : most;
+  check_buf(fn, recvbuf, most, recvtype, "recvbuf", "recvcount", "recvtype");
+  std::size_t own_bytes = std::size_t(counts[std::size_t(me)]) * type_size(recvtype);
+  if (!in_place && std::size_t(sendcount) * type_size(sendtype) != own_bytes) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         "this rank's send and receive blocks differ in size (" +
+             std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
+             std::to_string(own_bytes) + " bytes)");
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  auto n = std::size_t(recvcount);
+  if (!vec) {
+    // Equal blocks: one packed buffer of p blocks, rank i's at i * block.
+    std::size_t block = n * type_size(recvtype);
+    char* recv = v.out(recvbuf, std::size_t(p) * n, recvtype, in_place);
+    if (!in_place)
+      s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), recv + std::size_t(me) * block, block);
+    s->next_round();
+    switch (select_allgather(block, p, fn)) {
+      case AllgatherAlgo::kRing: {
+        Blocks b;
+        for (int i = 0; i < p; ++i) {
+          b.at.push_back(recv + std::size_t(i) * block);
+          b.bytes.push_back(block);
+        }
+        allgather_ring(*s, b);
+        break;
+      }
+      case AllgatherAlgo::kRecursiveDoubling:
+        allgather_recursive_doubling(*s, recv, block);
+        break;
+      case AllgatherAlgo::kBruck:
+        allgather_bruck(*s, recv, block);
+        break;
+    }
+  } else {
+    Blocks b =
+        v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true, in_place ? me : -1);
+    if (!in_place) s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), b.at[std::size_t(me)], own_bytes);
+    s->next_round();
+    allgather_ring(*s, b);
+  }
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  int p = comm_size(c);
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
+  if (!in_place) {
+    check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
+    check_distinct(fn, sendbuf, recvbuf, recvcount > 0);
+    if (std::size_t(sendcount) * type_size(sendtype) != std::size_t(recvcount) * type_size(recvtype)) {
+      fail(MPI_ERR_TRUNCATE, fn,
+           "send and receive blocks differ in size (" +
+               std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
+               std::to_string(std::size_t(recvcount) * type_size(recvtype)) + " bytes)");
+    }
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  auto total = std::size_t(p) * std::size_t(recvcount);
+  std::size_t block = std::size_t(recvcount) * type_size(recvtype);
+  char* recv = v.out(recvbuf, total, recvtype, in_place);
+  const char* send = nullptr;
+  if (in_place) {
+    char* copy = s->scratch(std::size_t(p) * block);
+    s->copy(recv, copy, std::size_t(p) * block);
+    s->next_round();
+    send = copy;
+  } else {
+    send = v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype);
+  }
+  switch (select_alltoall(block, p, fn)) {
+    case AlltoallAlgo::kPairwise: {
+      Blocks sb;
+      Blocks rb;
+      for (int i = 0; i < p; ++i) {
+        sb.at.push_back(const_cast<char*>(send) + std::size_t(i) * block);
+        sb.bytes.push_back(block);
+        rb.at.push_back(recv + std::size_t(i) * block);
+        rb.bytes.push_back(block);
+      }
+      alltoall_pairwise(*s, sb, rb);
+      break;
+    }
+    case AlltoallAlgo::kBruck:
+      alltoall_bruck(*s, send, recv, block);
+      break;
+  }
+  v.finish();
+  return s;
+}
+
+SchedulePtr build_alltoallv(const char* fn, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                            const MPI_Datatype* sendtypes, MPI_Datatype sendtype, void* recvbuf,
+                            const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+  CommInfo& c = check_comm(comm, fn);
+  int p = comm_size(c);
+  int me = comm_rank(c);
+  bool is_w = recvtypes != nullptr || sendtypes != nullptr;
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  check_counts(fn, recvcounts, rdispls, p, "recvcounts", "rdispls");
+  if (is_w && recvtypes == nullptr) fail(MPI_ERR_ARG, fn, "recvtypes is NULL");
+  for (int i = 0; i < p; ++i) {
+    MPI_Datatype t = is_w ? recvtypes[i] : recvtype;
+    std::string arg = is_w ? "recvtypes[" + str(i) + "]" : std::string("recvtype");
+    check_buf(fn, recvbuf, recvcounts[i], t, "recvbuf", "recvcounts", arg.c_str());
+  }
+  if (!in_place) {
+    check_counts(fn, sendcounts, sdispls, p, "sendcounts", "sdispls");
+    if (is_w && sendtypes == nullptr) fail(MPI_ERR_ARG, fn, "sendtypes is NULL");
+    for (int i = 0; i < p; ++i) {
+      MPI_Datatype t = is_w ? sendtypes[i] : sendtype;
+      std::string arg = is_w ? "sendtypes[" + str(i) + "]" : std::string("sendtype");
+      check_buf(fn, sendbuf, sendcounts[i], t, "sendbuf", "sendcounts", arg.c_str());
+    }
+  }
+  auto s = std::make_unique<Schedule>(c, fn);
+  Views v(*s);
+  Blocks rb = v.blocks(recvbuf, recvcounts, rdispls, recvtypes, recvtype, p, is_w, true, -1);
+  Blocks sb;
+  if (in_place) {
+    // The data to send is the receive buffer's: copy it (packed) before anything arrives.
+    for (int i = 0; i < p; ++i) {
+      MPI_Datatype t = is_w ? recvtypes[i] : recvtype;
+      MPI_Aint d = is_w ? MPI_Aint(rdispls[i]) : MPI_Aint(rdispls[i]) * type_extent(t);
+      auto n = std::size_t(recvcounts[i]);
+      char* copy = s->scratch(n * type_size(t));
+      pack(static_cast<char*>(recvbuf) + d, n, t, copy);
+      sb.at.push_back(copy);
+      sb.bytes.push_back(n * type_size(t));
+    }
+  } else {
+    sb = v.blocks(const_cast<void*>(sendbuf), sendcounts, sdispls, sendtypes, sendtype, p, is_w, false);
+  }
+  if (sb.bytes[std::size_t(me)] != rb.bytes[std::size_t(me)]) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         "this rank's block to itself differs in size (sent " + std::to_string(sb.bytes[std::size_t(me)]) +
+             ", received " + std::to_string(rb.bytes[std::size_t(me)]) + " bytes)");
+  }
+  alltoall_pairwise(*s, sb, rb);
+  v.finish();
+  return s;
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Ring allgather: in step k rank r sends block r-k to r+1 and receives block r-k-1 from r-1;
+// p-1 steps, each link carries every block once. Blocks may differ in size (MPI_Allgatherv).
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void allgather_ring(Schedule& s, const Blocks& blocks) {
+  int p = s.size();
+  int r = s.rank();
+  int right = (r + 1) % p;
+  int left = (r - 1 + p) % p;
+  for (int k = 0; k < p - 1; ++k) {
+    auto out = std::size_t((r - k + p) % p);
+    auto in = std::size_t((r - k - 1 + 2 * p) % p);
+    s.recv(left, blocks.at[in], blocks.bytes[in]);
+    s.send(right, blocks.at[out], blocks.bytes[out]);
+    s.next_round();
+  }
+}
+
+}  // namespace takyon::mpi

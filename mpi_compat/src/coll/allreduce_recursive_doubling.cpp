@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Recursive-doubling allreduce: with p' the largest power of two <= p and q = p - p', ranks
+// 2i and 2i+1 (i < q) first fold into 2i+1; then the p' remaining ranks exchange their whole vector
+// with the partner at distance 2^k for log2 p' rounds, and 2i+1 hands the result back to 2i.
+// Every combine keeps the lower ranks on the left, so non-commutative ops get the ranks in order.
+#include <utility>
+
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void allreduce_recursive_doubling(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
+  int p = s.size();
+  int rank = s.rank();
+  std::size_t bytes = r.bytes();
+  int pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  int rem = p - pof2;
+  char* acc = recv;
+  char* tmp = s.scratch(bytes);
+  s.copy(send, recv, bytes);
+  s.next_round();
+  int newrank = rank - rem;
+  if (rank < 2 * rem) {
+    if (rank % 2 == 0) {
+      s.send(rank + 1, acc, bytes);
+      newrank = -1;
+    } else {
+      s.recv(rank - 1, tmp, bytes);
+      s.reduce(tmp, acc, r.count, r.dt, r.op);  // acc = left op mine
+      newrank = rank / 2;
+    }
+    s.next_round();
+  }
+  if (newrank >= 0) {
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+      int newpeer = newrank ^ mask;
+      int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
+      s.recv(peer, tmp, bytes);
+      s.send(peer, acc, bytes);
+      if (peer < rank) {
+        s.reduce(tmp, acc, r.count, r.dt, r.op);  // acc = theirs op mine
+      } else {
+        s.reduce(acc, tmp, r.count, r.dt, r.op);  // tmp = mine op theirs
+        std::swap(acc, tmp);
+      }
+      s.next_round();
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 == 0) {
+      s.recv(rank + 1, recv, bytes);
+    } else {
+      s.send(rank - 1, acc, bytes);
+    }
+  }
+  s.copy(acc, recv, bytes);
+  s.next_round();
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// Ring allreduce (commutative ops): the vector is cut into p blocks; a ring reduce-scatter (p-1
+// steps: send the block reduced last, receive and reduce the next) leaves block r+1 complete on
+// rank r, then a ring allgather (p-1 steps) spreads the complete blocks. Each rank sends about
+// 2 (p-1)/p of the vector: the bandwidth-optimal choice for large vectors.
+#include <algorithm>
+
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void allreduce_ring(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
+  int p = s.size();
+  int rank = s.rank();
+  auto first = [&](int b) { return r.count * std::size_t(b) / std::size_t(p); };
+  auto at = [&](int b) { return recv + first(b) * r.item; };
+  auto items = [&](int b) { return first(b + 1) - first(b); };
+  s.copy(send, recv, r.bytes());
+  s.next_round();
+  if (p == 1) return;
+  char* tmp = s.scratch((r.count / std::size_t(p) + 1) * r.item);
+  int right = (rank + 1) % p;
+  int left = (rank - 1 + p) % p;
+  for (int k = 0; k < p - 1; ++k) {
+    int out = (rank - k + p) % p;
+    int in = (rank - k - 1 + 2 * p) % p;
+    s.recv(left, tmp, items(in) * r.item);
+    s.send(right, at(out), items(out) * r.item);
+    s.reduce(tmp, at(in), items(in), r.dt, r.op);
+    s.next_round();
+  }
+  for (int k = 0; k < p - 1; ++k) {
+    int out = (rank + 1 - k + p) % p;
+    int in = (rank - k + p) % p;
+    s.recv(left, at(in), items(in) * r.item);
+    s.send(right, at(out), items(out) * r.item);
+    s.next_round();
+  }
+}
+
+}  // namespace takyon::mpi

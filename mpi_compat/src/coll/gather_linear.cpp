@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// Linear gather (and gatherv): every rank sends its block to the root, which posts all p-1
+// receives at once into their final places and copies its own block.
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void gather_linear(Schedule& s, const char* own, std::size_t own_bytes, const Blocks& root_blocks, int root) {
+  int p = s.size();
+  int r = s.rank();
+  if (r != root) {
+    s.send(root, own, own_bytes);
+    s.next_round();
+    return;
+  }
+  for (int q = 0; q < p; ++q) {
+    if (q != r) s.recv(q, root_blocks.at[std::size_t(q)], root_blocks.bytes[std::size_t(q)]);
+  }
+  if (own != nullptr) s.copy(own, root_blocks.at[std::size_t(r)], own_bytes);
+  s.next_round();
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Rank-ordered reduce for non-commutative ops: a binomial tree rooted at rank 0 in which rank v's
+// subtree is the contiguous range [v, v + 2^k), so combining "mine op child's" keeps the ranks in
+// order (MPI requires the result of op(0) op op(1) op ... op(p-1)). Rank 0 then forwards the
+// result to the root.
+#include <utility>
+
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void reduce_ordered(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root) {
+  int p = s.size();
+  int v = s.rank();
+  std::size_t bytes = r.bytes();
+  char* acc = s.scratch(bytes);
+  char* tmp = s.scratch(bytes);
+  s.copy(send, acc, bytes);
+  s.next_round();
+  for (int mask = 1; mask < p; mask <<= 1) {
+    if ((v & mask) != 0) {
+      s.send(v - mask, acc, bytes);
+      s.next_round();
+      break;
+    }
+    if ((v | mask) < p) {
+      s.recv(v | mask, tmp, bytes);
+      s.reduce(acc, tmp, r.count, r.dt, r.op);  // tmp = [v, v+mask) op [v+mask, ...)
+      std::swap(acc, tmp);
+      s.next_round();
+    }
+  }
+  if (v == 0 && root == 0) {
+    s.copy(acc, recv, bytes);
+  } else if (v == 0) {
+    s.send(root, acc, bytes);
+  } else if (v == root) {
+    s.recv(0, recv, bytes);
+  }
+  s.next_round();
+}
+
+}  // namespace takyon::mpi

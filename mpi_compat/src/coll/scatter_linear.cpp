@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// Linear scatter (and scatterv): the root starts all p-1 sends at once from their places in its
+// buffer and copies its own block; every other rank receives one message.
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void scatter_linear(Schedule& s, char* own, std::size_t own_bytes, const Blocks& root_blocks, int root) {
+  int p = s.size();
+  int r = s.rank();
+  if (r != root) {
+    s.recv(root, own, own_bytes);
+    s.next_round();
+    return;
+  }
+  for (int q = 0; q < p; ++q) {
+    if (q != r) s.send(q, root_blocks.at[std::size_t(q)], root_blocks.bytes[std::size_t(q)]);
+  }
+  if (own != nullptr) s.copy(root_blocks.at[std::size_t(r)], own, own_bytes);
+  s.next_round();
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+// Schedules and nonblocking collective requests (see schedule.hpp).
+#include "coll/schedule.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "api/common.hpp"
+#include "datatype/datatype.hpp"
+#include "op/op.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+/// Collective tags wrap at 2^30: tags from 2^30 up in the collective context stay free for other
+/// internal exchanges there (communicator creation uses one).
+constexpr unsigned kCollTagMask = (1U << 30) - 1;
+
+}  // namespace
+
+Schedule::Schedule(CommInfo& c, const char* fn)
+    : comm_(&c), fn_(fn), rank_(comm_rank(c)), size_(comm_size(c)), tag_(int(c.coll_seq++ & kCollTagMask)) {}
+
+namespace {
+
+/// Freed schedules kept for reuse (single-threaded: the MPI thread).
+struct ScheduleCache {
+  static constexpr int kKeep = 4;
+  void* blocks[kKeep] = {};
+  int count = 0;
+  ~ScheduleCache() {
+    for (int i = 0; i < count; ++i) ::operator delete(blocks[i]);
+  }
+};
+ScheduleCache g_cache;
+
+}  // namespace
+
+void* Schedule::operator new(std::size_t bytes) {
+  if (bytes == sizeof(Schedule) && g_cache.count > 0) return g_cache.blocks[--g_cache.count];
+  return ::operator new(bytes);
+}
+
+void Schedule::operator delete(void* p) {
+  if (g_cache.count < ScheduleCache::kKeep) {
+    g_cache.blocks[g_cache.count++] = p;
+  } else {
+    ::operator delete(p);
+  }
+}
+
+Schedule::~Schedule() {
+  // Only reached with transfers in flight when a collective failed: their requests must not outlive
+  // the buffers, so they are left to complete and released then.
+  Engine& e = engine();
+  for (const Inflight& f : inflight_) {
+    if (f.req->kind == RequestKind::kRecv && !f.req->complete) e.cancel_recv(f.req);
+    e.free_request(f.req);
+  }
+}
+
+void Schedule::next_round() {
+  if (round_end_.empty() || round_end_.back() != steps_.size()) round_end_.push_back(steps_.size());
+}
+
+void Schedule::send(int peer, const void* buf, std::size_t bytes) {
+  Step s{Step::Kind::kSend};
+  s.peer = peer;
+  s.src = buf;
+  s.bytes = bytes;
+  steps_.push_back(s);
+}
+
+void Schedule::recv(int peer, void* buf, std::size_t bytes) {
+  Step s{Step::Kind::kRecv};
+  s.peer = peer;
+  s.dst = buf;
+  s.bytes = bytes;
+  steps_.push_back(s);
+}
+
+void Schedule::copy(const void* src, void* dst, std::size_t bytes) {
+  if (bytes == 0 || src == dst) return;
+  Step s{Step::Kind::kCopy};
+  s.src = src;
+  s.dst = dst;
+  s.bytes = bytes;
+  steps_.push_back(s);
+}
+
+void Schedule::reduce(const void* in, void* inout, std::size_t count, MPI_Datatype dt, MPI_Op op) {
+  if (count == 0) return;
+  Step s{Step::Kind::kReduce};
+  s.src = in;
+  s.dst = inout;
+  s.count = count;
+  s.dt = dt;
+  s.op = op;
+  steps_.push_back(s);
+}
+
+void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf) {
+  if (count == 0) return;
+  Step s{Step::Kind::kUnpack};
+  s.src = in;
+  s.dst = buf;
+  s.count = count;
+  s.dt = dt;
+  steps_.push_back(s);
+}
+
+char* Schedule::scratch(std::size_t bytes) {
+  std::size_t rounded = (bytes + 63) & ~std::size_t(63);
+  if (rounded <= kInlineScratch - inline_used_) {
+    char* p = inline_scratch_ + inline_used_;
+    inline_used_ += rounded == 0 ? 64 : rounded;
+    if (inline_used_ > kInlineScratch) inline_used_ = kInlineScratch;
+    return p;
+  }
+  scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes == 0 ? 1 : bytes));
+  return scratch_.back().get();
+}
+
+void Schedule::start_round() {
+  std::size_t begin = round_ == 0 ? 0 : round_end_[round_ - 1];
+  std::size_t end = round_end_[round_];
+  Engine& e = engine();
+  // Receives first: a message from a peer that is already waiting then lands in place.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const Step& s = steps_[i];
+      bool want = pass == 0 ? s.kind == Step::Kind::kRecv : s.kind == Step::Kind::kSend;
+      if (!want) continue;
+      // A small send to a peer with ring space goes out at once, without a request.
+      if (s.kind == Step::Kind::kSend &&
+          e.try_send_eager_now(to_world(*comm_, s.peer), comm_->coll_ctx, tag_, s.src, s.bytes)) {
+        continue;
+      }
+      P2pArgs a;
+      a.comm = comm_;
+      a.bytes = s.bytes;
+      a.world_peer = to_world(*comm_, s.peer);
+      a.tag = tag_;
+      Request* r = s.kind == Step::Kind::kRecv ? make_recv(a, s.dst, MPI_BYTE)
+                                               : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
+      r->ctx = comm_->coll_ctx;
+      inflight_.push_back(Inflight{r, i});
+      if (s.kind == Step::Kind::kRecv) {
+        e.start_recv(r);
+      } else {
+        e.start_send(r);
+      }
+    }
+  }
+  started_ = true;
+}
+
+bool Schedule::finish_round() {
+  for (const Inflight& f : inflight_) {
+    if (!f.req->complete) return false;
+  }
+  Engine& e = engine();
+  std::string error;
+  for (const Inflight& f : inflight_) {
+    Request* r = f.req;
+    const Step& s = steps_[f.step];
+    if (error.empty() && r->kind == RequestKind::kRecv && (r->truncated || r->status_bytes != s.bytes)) {
+      error = std::string(fn_) + ": rank " + std::to_string(s.peer) + " sent " +
+              std::to_string(r->truncated ? r->sent_bytes : r->status_bytes) + " bytes where rank " +
+              std::to_string(rank_) + " expected " + std::to_string(s.bytes) +
+              " (counts, datatypes or the root differ across ranks)";
+    }
+    e.requests().release(r);
+  }
+  inflight_.clear();
+  if (!error.empty()) throw MpiError(MPI_ERR_TRUNCATE, error);
+  std::size_t begin = round_ == 0 ? 0 : round_end_[round_ - 1];
+  for (std::size_t i = begin; i < round_end_[round_]; ++i) {
+    const Step& s = steps_[i];
+    switch (s.kind) {
+      case Step::Kind::kCopy:
+        std::memmove(s.dst, s.src, s.bytes);
+        break;
+      case Step::Kind::kReduce:
+        apply_op(s.op, s.dt, s.src, s.dst, s.count);
+        break;
+      case Step::Kind::kUnpack:
+        takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);
+        break;
+      default:
+        break;
+    }
+  }
+  started_ = false;
+  ++round_;
+  return true;
+}
+
+bool Schedule::advance() {
+  next_round();  // closes the last round (no-op when already closed)
+  while (round_ < round_end_.size()) {
+    if (!started_) start_round();
+    if (!finish_round()) return false;
+  }
+  return true;
+}
+
+void Schedule::run() {
+  if (!advance()) engine().wait_until([this] { return advance(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nonblocking collectives
+
+namespace {
+
+struct Pending {
+  Request* req;
+  std::unique_ptr<Schedule> schedule;
+};
+
+std::vector<Pending>& pending() {
+  static std::vector<Pending> list;
+  return list;
+}
+
+/// Errors of failed nonblocking collectives, until MPI_Wait/Test reports them.
+std::vector<std::pair<const Request*, std::string>>& errors() {
+  static std::vector<std::pair<const Request*, std::string>> list;
+  return list;
+}
+
+void forget_error(const Request* r) {
+  auto& list = errors();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (it->first == r) {
+      list.erase(it);
+      return;
+    }
+  }
+}
+
+/// Completes the request of a finished (or failed) schedule; a freed request is released now.
+void complete_request(Request* r, const std::string& error) {
+  if (!error.empty()) {
+    // Reported by MPI_Wait/Test as MPI_ERR_TRUNCATE (with this message), like a mismatched receive.
+    r->truncated = true;
+    errors().emplace_back(r, error);
+  }
+  r->complete = true;
+  if (r->freed) {
+    forget_error(r);
+    r->active = false;
+    engine().requests().release(r);
+  }
+}
+
+}  // namespace
+
+MPI_Request start_nonblocking(std::unique_ptr<Schedule> s) {
+  Engine& e = engine();
+  if (e.after_progress == nullptr) e.after_progress = &progress_nonblocking;
+  bool done = s->advance();
+  Request* r = e.requests().acquire();
+  r->kind = RequestKind::kColl;
+  r->comm = &s->comm();
+  r->datatype = MPI_BYTE;
+  r->active = true;
+  if (done) {
+    complete_request(r, {});
+  } else {
+    pending().push_back(Pending{r, std::move(s)});
+  }
+  return to_handle(r);
+}
+
+std::string take_nonblocking_error(const Request* r) {
+  for (auto& [req, text] : errors()) {
+    if (req == r) {
+      std::string out = text;
+      forget_error(r);
+      return out;
+    }
+  }
+  return "a nonblocking collective failed";
+}
+
+bool progress_nonblocking() {
+  auto& list = pending();
+  bool moved = false;
+  for (std::size_t i = 0; i < list.size();) {
+    bool done = false;
+    std::string error;
+    try {
+      done = list[i].schedule->advance();
+    } catch (const std::exception& ex) {
+      done = true;
+      error = ex.what();
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    Request* r = list[i].req;
+    list.erase(list.begin() + std::ptrdiff_t(i));
+    complete_request(r, error);
+    moved = true;
+  }
+  return moved;
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// A collective as a schedule: rounds of point-to-point sends and receives in the communicator's
+// collective context, each followed by local steps (copy, reduce, unpack) that run once every
+// transfer of the round has completed. Algorithms (one per file in coll/) only build schedules;
+// a blocking collective runs its schedule to the end, a nonblocking one hands it to an MPI_Request
+// that MPI_Wait/Test (and every other call that progresses the engine) advance.
+//
+// Every schedule of a communicator takes the next value of CommInfo::coll_seq (mod 2^30) as its tag, so
+// back-to-back and overlapping collectives never match each other's messages (all ranks start the
+// collectives of a communicator in the same order, as MPI requires).
+// Single-threaded: the MPI thread only.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm_basic.hpp"
+#include "mpi.h"
+
+namespace takyon::mpi {
+
+struct Request;
+
+/// A vector whose first N elements live inline (no allocation for the small schedules of small
+/// collectives); past N it moves to the heap. T: trivially copyable.
+template <class T, std::size_t N>
+class SmallVec {
+ public:
+  void push_back(const T& v) {
+    if (heap_.empty() && size_ < N) {
+      inline_[size_++] = v;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_, inline_ + N);
+    heap_.push_back(v);
+    ++size_;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  T* begin() { return heap_.empty() ? inline_ : heap_.data(); }
+  T* end() { return begin() + size_; }
+  const T* begin() const { return heap_.empty() ? inline_ : heap_.data(); }
+  T& operator[](std::size_t i) { return begin()[i]; }
+  const T& operator[](std::size_t i) const { return begin()[i]; }
+  const T& back() const { return begin()[size_ - 1]; }
+  void clear() {
+    size_ = 0;
+    heap_.clear();
+  }
+
+ private:
+  T inline_[N];
+  std::vector<T> heap_;
+  std::size_t size_ = 0;
+};
+
+class Schedule {
+ public:
+  /// A schedule of collective `fn` on `c`; takes the communicator's next collective tag.
+  Schedule(CommInfo& c, const char* fn);
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+  ~Schedule();
+  /// Schedules are recycled (a few freed ones are kept): a collective call allocates nothing.
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* p);
+
+  [[nodiscard]] CommInfo& comm() const { return *comm_; }
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+  [[nodiscard]] const char* fn() const { return fn_; }
+
+  /// Ends the current round: later steps wait until its transfers and local steps are done.
+  void next_round();
+  /// Transfers of the current round (peer: a rank of the communicator). A receive must get exactly
+  /// `bytes`; anything else is an error naming the peer (counts or datatypes differ across ranks).
+  void send(int peer, const void* buf, std::size_t bytes);
+  void recv(int peer, void* buf, std::size_t bytes);
+  /// Local steps of the current round, run in order after its transfers.
+  void copy(const void* src, void* dst, std::size_t bytes);
+  /// inout = in op inout for `count` items of `dt`.
+  void reduce(const void* in, void* inout, std::size_t count, MPI_Datatype dt, MPI_Op op);
+  /// Unpacks `count` items of `dt` from packed bytes into `buf` (datatype::unpack).
+  void unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf);
+  /// Scratch memory that lives as long as the schedule.
+  char* scratch(std::size_t bytes);
+
+  /// Starts the next rounds as far as completed transfers allow; true once everything is done.
+  /// Throws MpiError naming the collective when a message does not have the expected size.
+  bool advance();
+  /// Blocking: advances until done, progressing the engine.
+  void run();
+
+ private:
+  struct Step {
+    enum class Kind : unsigned char { kSend, kRecv, kCopy, kReduce, kUnpack } kind;
+    int peer = 0;
+    const void* src = nullptr;
+    void* dst = nullptr;
+    std::size_t bytes = 0;
+    std::size_t count = 0;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+  };
+  void start_round();
+  bool finish_round();
+
+  CommInfo* comm_;
+  const char* fn_;
+  int rank_;
+  int size_;
+  int tag_;
+  SmallVec<Step, 24> steps_;
+  SmallVec<std::size_t, 16> round_end_;  ///< index into steps_ where each round ends
+  std::size_t round_ = 0;                ///< the round in progress
+  bool started_ = false;
+  struct Inflight {
+    Request* req;
+    std::size_t step;
+  };
+  SmallVec<Inflight, 16> inflight_;
+  std::vector<std::unique_ptr<char[]>> scratch_;
+  /// Small collectives take their scratch memory from here: no allocation per call.
+  static constexpr std::size_t kInlineScratch = 512;
+  alignas(16) char inline_scratch_[kInlineScratch];
+  std::size_t inline_used_ = 0;
+};
+
+/// Runs `s` as the nonblocking collective behind a new MPI request (kind kColl), returned as handle.
+MPI_Request start_nonblocking(std::unique_ptr<Schedule> s);
+/// Why the nonblocking collective behind `r` failed (it completed with r->truncated set, reported as
+/// MPI_ERR_TRUNCATE); forgets it.
+std::string take_nonblocking_error(const Request* r);
+/// Advances every nonblocking collective in flight (called at the end of each Engine::progress()).
+bool progress_nonblocking();
+
+}  // namespace takyon::mpi

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// Algorithm selection (see select.hpp). The thresholds suit node-local shared memory, where a
+// round costs about a microsecond and bandwidth is a few GB/s per core: latency-bound algorithms
+// (log2 p rounds of the whole message) below them, bandwidth-bound ones (about 2x the message
+// per rank) above.
+#include "coll/select.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "errors.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+/// Bcast: scatter+allgather from this many bytes on (and more than 2 ranks).
+constexpr std::size_t kBcastScatterAllgatherMin = 64 * 1024;
+/// Allreduce: recursive doubling below this many bytes; above, Rabenseifner on a power of two ranks
+/// and the ring otherwise (the ring has no fold step for the extra ranks).
+constexpr std::size_t kAllreduceLargeMin = 16 * 1024;
+/// Allgather: recursive doubling (Bruck when p is not a power of two) while the gathered total is
+/// below this, the ring above.
+constexpr std::size_t kAllgatherRingMin = 64 * 1024;
+/// Alltoall: Bruck for blocks up to this size from this many ranks on, pairwise otherwise.
+constexpr std::size_t kAlltoallBruckMaxBlock = 256;
+constexpr int kAlltoallBruckMinRanks = 4;
+/// Gather / Scatter: a binomial tree (log2 p messages at the root, blocks forwarded) for blocks up to
+/// this size from 4 ranks on; linear (the root posts one transfer per rank, in place) otherwise.
+constexpr std::size_t kRootedBinomialMaxBlock = 4 * 1024;
+constexpr int kRootedBinomialMinRanks = 4;
+/// Reduce_scatter: an allreduce (then each rank keeps its block) below this many bytes in all, the
+/// ring reduce-scatter (half an allreduce's traffic, p-1 steps) above.
+constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
+
+/// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective (a static in each select_*).
+struct Forced {
+  int index = -1;     ///< into the algorithm names; -1: not forced
+  std::string error;  ///< set: the value names no algorithm
+};
+
+template <std::size_t N>
+Forced read_forced(const char* var, const char* const (&names)[N]) {
+  Forced f;
+  const char* value = std::getenv(var);
+  if (value == nullptr || *value == '\0') return f;
+  std::string accepted;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (std::strcmp(names[i], value) == 0) {
+      f.index = int(i);
+      return f;
+    }
+    accepted += (i == 0 ? "" : ", ") + std::string(names[i]);
+  }
+  f.error = std::string(var) + "=" + value + " names no algorithm (accepted: " + accepted + ")";
+  return f;
+}
+
+/// The forced algorithm (-1: none); throws MPI_ERR_ARG naming `fn` for a value that names none.
+int forced(const Forced& f, const char* fn) {
+  if (!f.error.empty()) fail(MPI_ERR_ARG, fn, f.error);
+  return f.index;
+}
+
+bool is_pof2(int p) {
+  return (p & (p - 1)) == 0;
+}
+
+}  // namespace
+
+BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
+  static const char* const names[] = {"binomial", "scatter_allgather"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_BCAST", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return BcastAlgo(f);
+  return bytes >= kBcastScatterAllgatherMin && p > 2 ? BcastAlgo::kScatterAllgather : BcastAlgo::kBinomial;
+}
+
+ReduceAlgo select_reduce(std::size_t, int, bool commutative, const char* fn) {
+  static const char* const names[] = {"binomial", "ordered"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_REDUCE", names);
+  int f = forced(choice, fn);
+  if (!commutative) return ReduceAlgo::kOrdered;
+  return f >= 0 ? ReduceAlgo(f) : ReduceAlgo::kBinomial;
+}
+
+AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative,
+                               const char* fn) {
+  static const char* const names[] = {"recursive_doubling", "rabenseifner", "ring"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLREDUCE", names);
+  int f = forced(choice, fn);
+  if (!commutative) return AllreduceAlgo::kRecursiveDoubling;
+  if (f >= 0) return AllreduceAlgo(f);
+  if (bytes < kAllreduceLargeMin || count < std::size_t(p)) return AllreduceAlgo::kRecursiveDoubling;
+  return is_pof2(p) ? AllreduceAlgo::kRabenseifner : AllreduceAlgo::kRing;
+}
+
+AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"ring", "recursive_doubling", "bruck"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLGATHER", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return AllgatherAlgo(f);
+  if (block * std::size_t(p) >= kAllgatherRingMin) return AllgatherAlgo::kRing;
+  return is_pof2(p) ? AllgatherAlgo::kRecursiveDoubling : AllgatherAlgo::kBruck;
+}
+
+AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"pairwise", "bruck"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLTOALL", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return AlltoallAlgo(f);
+  return block <= kAlltoallBruckMaxBlock && p >= kAlltoallBruckMinRanks ? AlltoallAlgo::kBruck
+                                                                        : AlltoallAlgo::kPairwise;
+}
+
+ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn) {
+  static const char* const names[] = {"allreduce", "ring"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_REDUCE_SCATTER", names);
+  int f = forced(choice, fn);
+  if (!commutative) return ReduceScatterAlgo::kAllreduce;
+  if (f >= 0) return ReduceScatterAlgo(f);
+  return bytes >= kReduceScatterRingMin && p > 1 ? ReduceScatterAlgo::kRing : ReduceScatterAlgo::kAllreduce;
+}
+
+RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"linear", "binomial"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_GATHER", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return RootedAlgo(f);
+  return block <= kRootedBinomialMaxBlock && p >= kRootedBinomialMinRanks ? RootedAlgo::kBinomial
+                                                                          : RootedAlgo::kLinear;
+}
+
+RootedAlgo select_scatter(std::size_t block, int p, const char* fn) {
+  static const char* const names[] = {"linear", "binomial"};
+  static const Forced choice = read_forced("TAKYON_MPI_COLL_SCATTER", names);
+  int f = forced(choice, fn);
+  if (f >= 0) return RootedAlgo(f);
+  return block <= kRootedBinomialMaxBlock && p >= kRootedBinomialMinRanks ? RootedAlgo::kBinomial
+                                                                          : RootedAlgo::kLinear;
+}
+
+}  // namespace takyon::mpi

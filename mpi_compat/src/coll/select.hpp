@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Which algorithm each collective runs: one function per collective, by message size and rank count,
+// with the thresholds named in select.cpp. TAKYON_MPI_COLL_<COLLECTIVE>=<algorithm> (read once, at a
+// collective's first call) forces one algorithm, e.g. TAKYON_MPI_COLL_ALLREDUCE=ring, so that tests
+// run every algorithm; a value naming no algorithm is an MPI_ERR_ARG error of the collective.
+// Non-commutative ops always get a rank-ordered algorithm, whatever is forced.
+#pragma once
+
+#include <cstddef>
+
+namespace takyon::mpi {
+
+enum class BcastAlgo { kBinomial, kScatterAllgather };
+enum class ReduceAlgo { kBinomial, kOrdered };
+enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
+enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck };
+enum class AlltoallAlgo { kPairwise, kBruck };
+enum class ReduceScatterAlgo { kAllreduce, kRing };
+enum class RootedAlgo { kLinear, kBinomial };  ///< Gather and Scatter (equal blocks)
+
+BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn);
+ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char* fn);
+AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative, const char* fn);
+/// `block`: bytes per rank.
+AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn);
+AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn);
+/// Gather / Scatter (not their v forms) with `block` bytes per rank.
+RootedAlgo select_gather(std::size_t block, int p, const char* fn);
+RootedAlgo select_scatter(std::size_t block, int p, const char* fn);
+/// `bytes`: the whole vector (every rank's block).
+ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn);
+
+}  // namespace takyon::mpi

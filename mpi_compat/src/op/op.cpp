@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+// Reduction operations (see op.hpp). Each predefined datatype belongs to one of the standard's type
+// groups (C integer, Fortran integer, floating point, complex, logical, byte, pair); each predefined
+// op allows some groups. The kernels are templates over the C++ type of one item.
+#include "op/op.hpp"
+
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "datatype/datatype.hpp"
+#include "errors.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+enum Group : unsigned {
+  kNone = 0,
+  kCInt = 1,
+  kFInt = 2,
+  kFloat = 4,
+  kComplex = 8,
+  kLogical = 16,
+  kByte = 32,
+  kPair = 64,
+};
+
+/// How an item of a datatype is reduced: its group and the kernel selector (the C++ type).
+enum class Repr : std::uint8_t {
+  kNone,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kI128,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kF32,
+  kF64,
+  kFLD,
+  kC32,
+  kC64,
+  kCLD,
+  kBool,
+  kPFloatInt,
+  kPDoubleInt,
+  kPLongInt,
+  kP2Int,
+  kPShortInt,
+  kPLongDoubleInt,
+  kP2Float,
+  kP2Double,
+};
+
+struct TypeInfo {
+  unsigned group = kNone;
+  Repr repr = Repr::kNone;
+};
+
+template <class T>
+constexpr Repr signed_repr() {
+  return sizeof(T) == 1 ? Repr::kI8 : sizeof(T) == 2 ? Repr::kI16 : sizeof(T) == 4 ? Repr::kI32 : Repr::kI64;
+}
+template <class T>
+constexpr Repr unsigned_repr() {
+  return sizeof(T) == 1 ? Repr::kU8 : sizeof(T) == 2 ? Repr::kU16 : sizeof(T) == 4 ? Repr::kU32 : Repr::kU64;
+}
+
+TypeInfo type_info(MPI_Datatype dt) {
+  struct Row {
+    MPI_Datatype dt;
+    TypeInfo info;
+  };
+  static const Row rows[] = {
+      {MPI_SHORT, {kCInt, signed_repr<short>()}},
+      {MPI_INT, {kCInt, signed_repr<int>()}},
+      {MPI_LONG, {kCInt, signed_repr<long>()}},
+      {MPI_LONG_LONG, {kCInt, signed_repr<long long>()}},
+      {MPI_SIGNED_CHAR, {kCInt, Repr::kI8}},
+      {MPI_UNSIGNED_CHAR, {kCInt, Repr::kU8}},
+      {MPI_UNSIGNED_SHORT, {kCInt, unsigned_repr<unsigned short>()}},
+      {MPI_UNSIGNED, {kCInt, unsigned_repr<unsigned>()}},
+      {MPI_UNSIGNED_LONG, {kCInt, unsigned_repr<unsigned long>()}},
+      {MPI_UNSIGNED_LONG_LONG, {kCInt, unsigned_repr<unsigned long long>()}},
+      {MPI_INT8_T, {kCInt, Repr::kI8}},
+      {MPI_INT16_T, {kCInt, Repr::kI16}},
+      {MPI_INT32_T, {kCInt, Repr::kI32}},
+      {MPI_INT64_T, {kCInt, Repr::kI64}},
+      {MPI_UINT8_T, {kCInt, Repr::kU8}},
+      {MPI_UINT16_T, {kCInt, Repr::kU16}},
+      {MPI_UINT32_T, {kCInt, Repr::kU32}},
+      {MPI_UINT64_T, {kCInt, Repr::kU64}},
+      {MPI_AINT, {kCInt, signed_repr<MPI_Aint>()}},
+      {MPI_OFFSET, {kCInt, signed_repr<MPI_Offset>()}},
+      {MPI_COUNT, {kCInt, signed_repr<MPI_Count>()}},
+      {MPI_INTEGER, {kFInt, Repr::kI32}},
+      {MPI_INTEGER1, {kFInt, Repr::kI8}},
+      {MPI_INTEGER2, {kFInt, Repr::kI16}},
+      {MPI_INTEGER4, {kFInt, Repr::kI32}},
+      {MPI_INTEGER8, {kFInt, Repr::kI64}},
+      {MPI_INTEGER16, {kFInt, Repr::kI128}},
+      {MPI_FLOAT, {kFloat, Repr::kF32}},
+      {MPI_DOUBLE, {kFloat, Repr::kF64}},
+      {MPI_LONG_DOUBLE, {kFloat, Repr::kFLD}},
+      {MPI_REAL, {kFloat, Repr::kF32}},
+      {MPI_DOUBLE_PRECISION, {kFloat, Repr::kF64}},
+      {MPI_REAL4, {kFloat, Repr::kF32}},
+      {MPI_REAL8, {kFloat, Repr::kF64}},
+      {MPI_C_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
+      {MPI_CXX_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
+      {MPI_C_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
+      {MPI_CXX_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
+      {MPI_C_LONG_DOUBLE_COMPLEX, {kComplex, Repr::kCLD}},
+      {MPI_CXX_LONG_DOUBLE_COMPLEX, {kComplex, Repr::kCLD}},
+      {MPI_COMPLEX, {kComplex, Repr::kC32}},
+      {MPI_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
+      {MPI_COMPLEX8, {kComplex, Repr::kC32}},
+      {MPI_COMPLEX16, {kComplex, Repr::kC64}},
+      {MPI_C_BOOL, {kLogical, Repr::kBool}},
+      {MPI_CXX_BOOL, {kLogical, Repr::kBool}},
+      {MPI_LOGICAL, {kLogical, Repr::kI32}},
+      {MPI_LOGICAL1, {kLogical, Repr::kI8}},
+      {MPI_LOGICAL2, {kLogical, Repr::kI16}},
+      {MPI_LOGICAL4, {kLogical, Repr::kI32}},
+      {MPI_LOGICAL8, {kLogical, Repr::kI64}},
+      {MPI_LOGICAL16, {kLogical, Repr::kI128}},
+      {MPI_BYTE, {kByte, Repr::kU8}},
+      {MPI_FLOAT_INT, {kPair, Repr::kPFloatInt}},
+      {MPI_DOUBLE_INT, {kPair, Repr::kPDoubleInt}},
+      {MPI_LONG_INT, {kPair, Repr::kPLongInt}},
+      {MPI_2INT, {kPair, Repr::kP2Int}},
+      {MPI_SHORT_INT, {kPair, Repr::kPShortInt}},
+      {MPI_LONG_DOUBLE_INT, {kPair, Repr::kPLongDoubleInt}},
+      {MPI_2REAL, {kPair, Repr::kP2Float}},
+      {MPI_2DOUBLE_PRECISION, {kPair, Repr::kP2Double}},
+      {MPI_2INTEGER, {kPair, Repr::kP2Int}},
+  };
+  // Predefined datatypes are 0x200..0x2ff in the ABI: one table lookup per call.
+  static const std::array<TypeInfo, 256> table = [] {
+    std::array<TypeInfo, 256> t{};
+    for (const Row& r : rows) t[std::size_t(reinterpret_cast<std::uintptr_t>(r.dt) - 0x200)] = r.info;
+    return t;
+  }();
+  auto v = reinterpret_cast<std::uintptr_t>(dt);
+  return v >= 0x200 && v < 0x300 ? table[std::size_t(v - 0x200)] : TypeInfo{};
+}
+
+struct PredefinedOp {
+  MPI_Op op;
+  const char* name;
+  unsigned groups;  ///< the type groups it is defined for
+};
+
+constexpr unsigned kAllGroups = kCInt | kFInt | kFloat | kComplex | kLogical | kByte | kPair;
+
+const PredefinedOp kPredefined[] = {
+    {MPI_SUM, "MPI_SUM", kCInt | kFInt | kFloat | kComplex},
+    {MPI_PROD, "MPI_PROD", kCInt | kFInt | kFloat | kComplex},
+    {MPI_MIN, "MPI_MIN", kCInt | kFInt | kFloat},
+    {MPI_MAX, "MPI_MAX", kCInt | kFInt | kFloat},
+    {MPI_LAND, "MPI_LAND", kCInt | kLogical},
+    {MPI_LOR, "MPI_LOR", kCInt | kLogical},
+    {MPI_LXOR, "MPI_LXOR", kCInt | kLogical},
+    {MPI_BAND, "MPI_BAND", kCInt | kFInt | kByte},
+    {MPI_BOR, "MPI_BOR", kCInt | kFInt | kByte},
+    {MPI_BXOR, "MPI_BXOR", kCInt | kFInt | kByte},
+    {MPI_MINLOC, "MPI_MINLOC", kPair},
+    {MPI_MAXLOC, "MPI_MAXLOC", kPair},
+    {MPI_REPLACE, "MPI_REPLACE", kAllGroups},
+    {MPI_NO_OP, "MPI_NO_OP", kAllGroups},
+};
+
+const PredefinedOp* find_predefined(MPI_Op op) {
+  for (const PredefinedOp& p : kPredefined) {
+    if (p.op == op) return &p;
+  }
+  return nullptr;
+}
+
+struct UserOp {
+  static constexpr std::uint32_t kMagic = 0x55534f50U;  // "USOP"
+  std::uint32_t magic = kMagic;
+  MPI_User_function* fn = nullptr;
+  bool commute = true;
+};
+
+/// Live user ops; a handle is the address of its UserOp, checked against this list before use.
+std::vector<std::unique_ptr<UserOp>>& user_ops() {
+  static std::vector<std::unique_ptr<UserOp>> ops;
+  return ops;
+}
+
+UserOp* find_user(MPI_Op op) {
+  if (reinterpret_cast<std::uintptr_t>(op) < 0x100) return nullptr;  // predefined ops: 0x020..0x03d
+  for (auto& u : user_ops()) {
+    if (reinterpret_cast<MPI_Op>(u.get()) == op) return u.get();
+  }
+  return nullptr;
+}
+
+// --- kernels -------------------------------------------------------------------------------------
+
+__extension__ typedef __int128 Int128;  // MPI_INTEGER16, MPI_LOGICAL16
+__extension__ typedef unsigned __int128 UInt128;
+
+/// Integer sums and products wrap around (two's complement) instead of overflowing: computed in an
+/// unsigned type at least as wide as unsigned int (so that nothing is promoted to a signed int).
+template <class T>
+struct Wrap {
+  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+};
+template <>
+struct Wrap<Int128> {
+  using type = UInt128;
+};
+template <class T>
+T plus(T a, T b) {
+  if constexpr (std::is_integral_v<T> || std::is_same_v<T, Int128>) {
+    using U = typename Wrap<T>::type;
+    return T(U(a) + U(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+T times(T a, T b) {
+  if constexpr (std::is_integral_v<T> || std::is_same_v<T, Int128>) {
+    using U = typename Wrap<T>::type;
+    return T(U(a) * U(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <class T>
+struct IsComplex : std::false_type {};
+template <class T>
+struct IsComplex<std::complex<T>> : std::true_type {};
+
+template <class T>
+void kernel(MPI_Op op, const T* in, T* io, std::size_t n) {
+  constexpr bool is_bool = std::is_same_v<T, bool>;
+  constexpr bool is_complex = IsComplex<T>::value;
+  constexpr bool is_integer = std::is_integral_v<T> && !is_bool;
+  constexpr bool is_int128 = std::is_same_v<T, Int128>;
+  if constexpr (!is_bool) {
+    if (op == MPI_SUM) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = plus<T>(in[i], io[i]);
+      return;
+    }
+    if (op == MPI_PROD) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = times<T>(in[i], io[i]);
+      return;
+    }
+  }
+  if constexpr (!is_bool && !is_complex) {
+    if (op == MPI_MIN) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = in[i] < io[i] ? in[i] : io[i];
+      return;
+    }
+    if (op == MPI_MAX) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = in[i] > io[i] ? in[i] : io[i];
+      return;
+    }
+  }
+  if constexpr (is_integer || is_bool || is_int128) {
+    if (op == MPI_LAND) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = T((in[i] != 0) && (io[i] != 0));
+      return;
+    }
+    if (op == MPI_LOR) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = T((in[i] != 0) || (io[i] != 0));
+      return;
+    }
+    if (op == MPI_LXOR) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = T((in[i] != 0) != (io[i] != 0));
+      return;
+    }
+  }
+  if constexpr (is_integer || is_int128) {
+    if (op == MPI_BAND) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = T(in[i] & io[i]);
+      return;
+    }
+    if (op == MPI_BOR) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = T(in[i] | io[i]);
+      return;
+    }
+    if (op == MPI_BXOR) {
+      for (std::size_t i = 0; i < n; ++i) io[i] = T(in[i] ^ io[i]);
+      return;
+    }
+  }
+}
+
+/// Reduces in place when both buffers are aligned for T (the usual case), else through copies
+/// (packed collective buffers may have any alignment).
+template <class T>
+void typed(MPI_Op op, const void* in, void* inout, std::size_t count) {
+  if (reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0 &&
+      reinterpret_cast<std::uintptr_t>(inout) % alignof(T) == 0) {
+    kernel<T>(op, static_cast<const T*>(in), static_cast<T*>(inout), count);
+    return;
+  }
+  constexpr std::size_t kChunk = 256;
+  T a[kChunk];
+  T b[kChunk];
+  const char* src = static_cast<const char*>(in);
+  char* dst = static_cast<char*>(inout);
+  for (std::size_t done = 0; done < count; done += kChunk) {
+    std::size_t n = std::min(kChunk, count - done);
+    std::memcpy(static_cast<void*>(a), src + done * sizeof(T), n * sizeof(T));
+    std::memcpy(static_cast<void*>(b), dst + done * sizeof(T), n * sizeof(T));
+    kernel<T>(op, a, b, n);
+    std::memcpy(dst + done * sizeof(T), static_cast<const void*>(b), n * sizeof(T));
+  }
+}
+
+template <class V, class I>
+struct Pair {
+  V v;
+  I i;
+};
+
+/// MINLOC / MAXLOC: the smaller (larger) value wins; on a tie the smaller index.
+template <class V, class I>
+void pair_loc(MPI_Op op, const void* in, void* inout, std::size_t count) {
+  using P = Pair<V, I>;
+  const char* src = static_cast<const char*>(in);
+  char* dst = static_cast<char*>(inout);
+  bool is_min = op == MPI_MINLOC;
+  for (std::size_t k = 0; k < count; ++k) {
+    P a;
+    P b;
+    std::memcpy(static_cast<void*>(&a), src + k * sizeof(P), sizeof(P));
+    std::memcpy(static_cast<void*>(&b), dst + k * sizeof(P), sizeof(P));
+    bool take = is_min ? a.v < b.v : a.v > b.v;
+    if (take) {
+      b = a;
+    } else if (a.v == b.v && a.i < b.i) {
+      b.i = a.i;
+    }
+    std::memcpy(dst + k * sizeof(P), static_cast<const void*>(&b), sizeof(P));
+  }
+}
+
+}  // namespace
+
+bool is_predefined_op(MPI_Op op) {
+  return find_predefined(op) != nullptr;
+}
+
+void check_op_handle(MPI_Op op, const char* fn) {
+  if (op == MPI_OP_NULL) fail(MPI_ERR_OP, fn, "invalid op MPI_OP_NULL (argument op)");
+  if (find_user(op) == nullptr && find_predefined(op) == nullptr) {
+    fail(MPI_ERR_OP, fn, "invalid op (argument op): not a predefined op or a live user op (freed?)");
+  }
+}
+
+void check_op(MPI_Op op, MPI_Datatype dt, const char* fn) {
+  check_op_handle(op, fn);
+  if (find_user(op) != nullptr) return;
+  const PredefinedOp* p = find_predefined(op);
+  TypeInfo t = type_info(dt);
+  if ((t.group & p->groups) == 0) {
+    static const char* const group_names[] = {"C integers", "Fortran integers", "floating point", "complex",
+                                              "logicals",   "MPI_BYTE",         "pair types"};
+    std::string takes;
+    for (unsigned g = 0; g < 7; ++g) {
+      if ((p->groups & (1U << g)) != 0) takes += (takes.empty() ? "" : ", ") + std::string(group_names[g]);
+    }
+    fail(MPI_ERR_OP, fn,
+         std::string(p->name) + " is not defined for this datatype (argument datatype; it takes " + takes +
+             ")");
+  }
+}
+
+bool op_commutative(MPI_Op op) {
+  UserOp* u = find_user(op);
+  return u == nullptr || u->commute;
+}
+
+void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count) {
+  if (count == 0) return;
+  if (UserOp* u = find_user(op)) {
+    // The user function takes an int length: very large reductions go in pieces.
+    std::size_t extent = std::size_t(type_extent(dt));
+    const char* src = static_cast<const char*>(in);
+    char* dst = static_cast<char*>(inout);
+    for (std::size_t done = 0; done < count;) {
+      int len = int(std::min<std::size_t>(count - done, 1U << 30));
+      MPI_Datatype d = dt;
+      u->fn(const_cast<char*>(src + done * extent), dst + done * extent, &len, &d);
+      done += std::size_t(len);
+    }
+    return;
+  }
+  if (op == MPI_NO_OP) return;
+  TypeInfo t = type_info(dt);
+  if (op == MPI_REPLACE) {
+    std::memcpy(inout, in, count * std::size_t(type_extent(dt)));
+    return;
+  }
+  switch (t.repr) {
+    case Repr::kI8:
+      typed<std::int8_t>(op, in, inout, count);
+      break;
+    case Repr::kI16:
+      typed<std::int16_t>(op, in, inout, count);
+      break;
+    case Repr::kI32:
+      typed<std::int32_t>(op, in, inout, count);
+      break;
+    case Repr::kI64:
+      typed<std::int64_t>(op, in, inout, count);
+      break;
+    case Repr::kI128:
+      typed<Int128>(op, in, inout, count);
+      break;
+    case Repr::kU8:
+      typed<std::uint8_t>(op, in, inout, count);
+      break;
+    case Repr::kU16:
+      typed<std::uint16_t>(op, in, inout, count);
+      break;
+    case Repr::kU32:
+      typed<std::uint32_t>(op, in, inout, count);
+      break;
+    case Repr::kU64:
+      typed<std::uint64_t>(op, in, inout, count);
+      break;
+    case Repr::kF32:
+      typed<float>(op, in, inout, count);
+      break;
+    case Repr::kF64:
+      typed<double>(op, in, inout, count);
+      break;
+    case Repr::kFLD:
+      typed<long double>(op, in, inout, count);
+      break;
+    case Repr::kC32:
+      typed<std::complex<float>>(op, in, inout, count);
+      break;
+    case Repr::kC64:
+      typed<std::complex<double>>(op, in, inout, count);
+      break;
+    case Repr::kCLD:
+      typed<std::complex<long double>>(op, in, inout, count);
+      break;
+    case Repr::kBool:
+      typed<bool>(op, in, inout, count);
+      break;
+    case Repr::kPFloatInt:
+      pair_loc<float, int>(op, in, inout, count);
+      break;
+    case Repr::kPDoubleInt:
+      pair_loc<double, int>(op, in, inout, count);
+      break;
+    case Repr::kPLongInt:
+      pair_loc<long, int>(op, in, inout, count);
+      break;
+    case Repr::kP2Int:
+      pair_loc<int, int>(op, in, inout, count);
+      break;
+    case Repr::kPShortInt:
+      pair_loc<short, int>(op, in, inout, count);
+      break;
+    case Repr::kPLongDoubleInt:
+      pair_loc<long double, int>(op, in, inout, count);
+      break;
+    case Repr::kP2Float:
+      pair_loc<float, float>(op, in, inout, count);
+      break;
+    case Repr::kP2Double:
+      pair_loc<double, double>(op, in, inout, count);
+      break;
+    case Repr::kNone:
+      break;
+  }
+}
+
+MPI_Op create_user_op(MPI_User_function* fn, bool commute) {
+  auto u = std::make_unique<UserOp>();
+  u->fn = fn;
+  u->commute = commute;
+  MPI_Op h = reinterpret_cast<MPI_Op>(u.get());
+  user_ops().push_back(std::move(u));
+  return h;
+}
+
+void free_user_op(MPI_Op op, const char* fn) {
+  auto& ops = user_ops();
+  for (auto it = ops.begin(); it != ops.end(); ++it) {
+    if (reinterpret_cast<MPI_Op>(it->get()) == op) {
+      ops.erase(it);
+      return;
+    }
+  }
+  if (is_predefined_op(op)) fail(MPI_ERR_OP, fn, "a predefined op cannot be freed (argument op)");
+  fail(MPI_ERR_OP, fn, "invalid op (argument op): not a live user op (freed twice?)");
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Reduction operations: the predefined ops on the predefined datatypes they are defined for, and user
+// ops (MPI_Op_create). Ops work on packed, contiguous items; the collectives call apply_op().
+#pragma once
+
+#include <cstddef>
+
+#include "mpi.h"
+
+namespace takyon::mpi {
+
+/// Throws MpiError(MPI_ERR_OP) naming `fn` unless `op` is a predefined op or a live user op, and
+/// (for a predefined op) `dt` is a predefined datatype the op is defined for.
+void check_op(MPI_Op op, MPI_Datatype dt, const char* fn);
+/// Throws MpiError(MPI_ERR_OP) naming `fn` unless `op` is a predefined op or a live user op.
+void check_op_handle(MPI_Op op, const char* fn);
+/// Whether `op` is commutative (predefined ops all are; user ops say so at MPI_Op_create).
+bool op_commutative(MPI_Op op);
+/// inout[i] = in[i] op inout[i] for `count` items of `dt` (checked with check_op before).
+void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count);
+
+/// MPI_Op_create / MPI_Op_free: user ops live until freed; a freed handle is invalid afterwards.
+MPI_Op create_user_op(MPI_User_function* fn, bool commute);
+void free_user_op(MPI_Op op, const char* fn);
+/// Whether `op` is a predefined op other than MPI_OP_NULL.
+bool is_predefined_op(MPI_Op op);
+
+}  // namespace takyon::mpi
