@@ -35,6 +35,7 @@ struct CommInfo {
   int slot = 0;                    ///< context-id slot (ctx == slot * kCtxPerSlot)
   std::string name;
   std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
+  std::shared_ptr<const struct Topology> topo;  ///< Cartesian or graph topology (topo.hpp); Comm_dup shares it
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.
