@@ -107,7 +107,8 @@ void cart_coords_of(const Topology& t, int rank, int* coords) {
 void dims_create(int nnodes, int ndims, int* dims, const char* fn) {
   if (ndims < 0) fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims; >= 0)");
   if (ndims > 0 && dims == nullptr) fail(MPI_ERR_ARG, fn, "dims is NULL (argument dims)");
-  if (nnodes < 1) fail(MPI_ERR_DIMS, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 1)");
+  if (nnodes < 1)
+    fail(MPI_ERR_DIMS, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 1)");
   long fixed = 1;
   int nfree = 0;
   for (int i = 0; i < ndims; ++i) {
@@ -137,8 +138,24 @@ void dims_create(int nnodes, int ndims, int* dims, const char* fn) {
     if (d != rest / d) divs.push_back(rest / d);
   }
   std::sort(divs.begin(), divs.end());
+  // With more free entries than prime factors (counted with multiplicity), some entries are 1 in any
+  // split, and the best is the primes themselves (largest first) followed by ones; searching only
+  // that many entries also bounds the search's depth by 31.
+  std::vector<int> primes;
+  for (long m = rest, p = 2; m > 1; ++p) {
+    if (p * p > m) p = m;
+    while (m % p == 0) {
+      primes.insert(primes.begin(), int(p));
+      m /= p;
+    }
+  }
   Balance b{divs, {}, {}};
-  b.search(rest, nfree, rest);
+  if (nfree >= int(primes.size())) {
+    b.best = primes;
+  } else {
+    b.search(rest, nfree, rest);
+  }
+  b.best.resize(std::size_t(nfree), 1);
   std::size_t next = 0;
   for (int i = 0; i < ndims; ++i) {
     if (dims[i] == 0) dims[i] = b.best[next++];

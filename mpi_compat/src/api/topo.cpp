@@ -36,13 +36,16 @@ void check_rank_arg(const CommInfo& c, int rank, const char* fn) {
   int size = comm_size(c);
   if (rank < 0 || rank >= size) {
     fail(MPI_ERR_RANK, fn,
-         "invalid rank " + std::to_string(rank) + " (argument rank, communicator size " + std::to_string(size) + ")");
+         "invalid rank " + std::to_string(rank) + " (argument rank, communicator size " +
+             std::to_string(size) + ")");
   }
 }
 
 /// A count or array length >= 0, else MPI_ERR_ARG.
 void check_count(int n, const char* fn, const char* arg) {
-  if (n < 0) fail(MPI_ERR_ARG, fn, "invalid " + std::string(arg) + " " + std::to_string(n) + " (argument " + arg + "; >= 0)");
+  if (n < 0)
+    fail(MPI_ERR_ARG, fn,
+         "invalid " + std::string(arg) + " " + std::to_string(n) + " (argument " + arg + "; >= 0)");
 }
 
 }  // namespace
@@ -60,8 +63,8 @@ extern "C" int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
 }
 TAKYON_MPI_WEAK_ALIAS(Dims_create)
 
-extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
-                                MPI_Comm* comm_cart) {
+extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                                int reorder, MPI_Comm* comm_cart) {
   constexpr const char* fn = "MPI_Cart_create";
   (void)reorder;
   return guarded(fn, comm_old, [&] {
@@ -73,7 +76,8 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
     long cells = 1;
     run_checks(req, [&] {
       check_out(comm_cart, fn, "comm_cart");
-      if (ndims < 0) fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims; >= 0)");
+      if (ndims < 0)
+        fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims; >= 0)");
       if (ndims > 0) {
         check_out(dims, fn, "dims");
         check_out(periods, fn, "periods");
@@ -82,7 +86,8 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
       for (int i = 0; i < ndims; ++i) {
         if (dims[i] <= 0) {
           fail(MPI_ERR_DIMS, fn,
-               "invalid dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) + " (argument dims; >= 1)");
+               "invalid dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) +
+                   " (argument dims; >= 1)");
         }
         cells *= dims[i];
         if (cells > size) {
@@ -141,8 +146,8 @@ extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
 }
 TAKYON_MPI_WEAK_ALIAS(Cart_sub)
 
-extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-                                 MPI_Comm* comm_graph) {
+extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                                 int reorder, MPI_Comm* comm_graph) {
   constexpr const char* fn = "MPI_Graph_create";
   (void)reorder;
   return guarded(fn, comm_old, [&] {
@@ -154,7 +159,8 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
     run_checks(req, [&] {
       check_out(comm_graph, fn, "comm_graph");
       const int size = comm_size(c);
-      if (nnodes < 0) fail(MPI_ERR_ARG, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 0)");
+      if (nnodes < 0)
+        fail(MPI_ERR_ARG, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 0)");
       if (nnodes > size) {
         fail(MPI_ERR_TOPOLOGY, fn,
              "nnodes " + std::to_string(nnodes) + " is more than the " + std::to_string(size) +
@@ -174,8 +180,8 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
       for (int e = 0; e < nedges; ++e) {
         if (edges[e] < 0 || edges[e] >= nnodes) {
           fail(MPI_ERR_ARG, fn,
-               "edges[" + std::to_string(e) + "] = " + std::to_string(edges[e]) + " is no node (argument edges; 0.." +
-                   std::to_string(nnodes - 1) + ")");
+               "edges[" + std::to_string(e) + "] = " + std::to_string(edges[e]) +
+                   " is no node (argument edges; 0.." + std::to_string(nnodes - 1) + ")");
         }
       }
       topo->index.assign(index, index + nnodes);
@@ -254,8 +260,9 @@ extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
         x = int(((long(x) % d) + d) % d);
       } else if (x < 0 || x >= d) {
         fail(MPI_ERR_ARG, fn,
-             "coords[" + std::to_string(i) + "] = " + std::to_string(x) + " is outside the non-periodic dimension " +
-                 std::to_string(i) + " (0.." + std::to_string(d - 1) + ") (argument coords)");
+             "coords[" + std::to_string(i) + "] = " + std::to_string(x) +
+                 " is outside the non-periodic dimension " + std::to_string(i) + " (0.." +
+                 std::to_string(d - 1) + ") (argument coords)");
       }
       wrapped[i] = x;
     }
@@ -293,8 +300,8 @@ extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
     const int ndims = int(t.dims.size());
     if (direction < 0 || direction >= ndims) {
       fail(MPI_ERR_DIMS, fn,
-           "invalid direction " + std::to_string(direction) + " (argument direction; 0.." + std::to_string(ndims - 1) +
-               " for this " + std::to_string(ndims) + "-dimensional topology)");
+           "invalid direction " + std::to_string(direction) + " (argument direction; 0.." +
+               std::to_string(ndims - 1) + " for this " + std::to_string(ndims) + "-dimensional topology)");
     }
     check_out(rank_source, fn, "rank_source");
     check_out(rank_dest, fn, "rank_dest");
