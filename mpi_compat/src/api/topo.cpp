@@ -305,10 +305,13 @@ extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
     }
     check_out(rank_source, fn, "rank_source");
     check_out(rank_dest, fn, "rank_dest");
-    std::vector<int> coords(t.dims.size());
-    cart_coords_of(t, comm_rank(c), coords.data());
-    const int me = coords[std::size_t(direction)];
+    // Row-major: moving along `direction` changes the rank by a multiple of the later extents' product
+    // (no allocation: stencil codes call this in their loops).
+    const int rank = comm_rank(c);
+    int stride = 1;
+    for (std::size_t i = std::size_t(direction) + 1; i < t.dims.size(); ++i) stride *= t.dims[i];
     const int d = t.dims[std::size_t(direction)];
+    const int me = (rank / stride) % d;
     const bool periodic = t.periods[std::size_t(direction)] != 0;
     auto neighbour = [&](long x) {
       if (periodic) {
@@ -316,10 +319,7 @@ extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
       } else if (x < 0 || x >= d) {
         return MPI_PROC_NULL;
       }
-      coords[std::size_t(direction)] = int(x);
-      int r = cart_rank_of(t, coords.data());
-      coords[std::size_t(direction)] = me;
-      return r;
+      return rank + int(x - me) * stride;
     };
     *rank_dest = neighbour(long(me) + disp);
     *rank_source = neighbour(long(me) - disp);
