@@ -145,6 +145,7 @@ void release_comm(CommInfo& c) {
     r.last = nullptr;
   }
   r.free_mask[std::size_t(c.slot) / 64] |= std::uint64_t{1} << (std::size_t(c.slot) % 64);
+  c.topo.reset();  // a topology lives as long as a communicator using it
   // No request left anywhere: nothing can name an earlier freed communicator any more.
   if (engine().requests().live() == 0) r.freed.clear();
   r.freed.push_back(std::move(it->second));

@@ -36,6 +36,7 @@ struct CommInfo {
   std::string name;
   std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
+  std::shared_ptr<const struct Topology> topo;  ///< Cartesian or graph topology (topo.hpp); Comm_dup shares it
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.

@@ -177,6 +177,7 @@ MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info 
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
   MPI_Comm h = build(parent, members, recs, idx, fn);
   CommInfo& c = *find_comm(h);
+  c.topo = parent.topo;  // the duplicate has the same topology
   int rc = copy_attrs(parent, c);
   if (rc != MPI_SUCCESS) {
     delete_attrs(c);

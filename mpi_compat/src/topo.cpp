@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// Process topologies: Dims_create's factorisation, Cartesian rank arithmetic and the creation
+// exchange of topology communicators (see topo.hpp).
+#include "topo.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "comm_exchange.hpp"
+#include "runtime.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+/// One per member of the old communicator; a different size from api/comm.cpp's record, so a
+/// member calling Comm_split while others call Cart_create fails instead of misreading it.
+struct TopoRecord {
+  std::int32_t op;
+  std::int32_t color;
+  std::int32_t key;
+  std::int32_t error_class;  ///< nonzero: this member's arguments were bad
+  std::uint64_t args_hash;
+  CtxMask mask;
+};
+
+const char* topo_op_name(int op) {
+  switch (op) {
+    case 1:
+      return "MPI_Cart_create";
+    case 2:
+      return "MPI_Cart_sub";
+    case 3:
+      return "MPI_Graph_create";
+  }
+  return "another topology constructor";
+}
+
+/// Depth-first search for the most balanced split of `n` into `k` factors, each <= `max_factor`
+/// (non-increasing order), among the divisors `divs` (ascending) of the original number.
+struct Balance {
+  const std::vector<long>& divs;
+  std::vector<int> cur;
+  std::vector<int> best;
+  long best_spread = -1;
+
+  void search(long n, int k, long max_factor) {
+    if (k == 1) {
+      if (n > max_factor) return;
+      long spread = (cur.empty() ? n : cur.front()) - n;
+      if (best_spread < 0 || spread < best_spread) {
+        best_spread = spread;
+        best = cur;
+        best.push_back(int(n));
+      }
+      return;
+    }
+    for (long f : divs) {
+      if (f > max_factor || f > n) break;
+      if (n % f != 0) continue;
+      // f is the largest of the k factors left: f^k >= n.
+      long p = 1;
+      for (int i = 0; i < k && p < n; ++i) p *= f;
+      if (p < n) continue;
+      // The smallest factor is at most n^(1/k) <= f: the spread is at least first - n^(1/k).
+      long first = cur.empty() ? f : cur.front();
+      long root = 1;
+      while (true) {
+        long q = 1;
+        for (int i = 0; i < k && q <= n; ++i) q *= root + 1;
+        if (q > n) break;
+        ++root;
+      }
+      if (best_spread >= 0 && first - root >= best_spread) continue;
+      cur.push_back(int(f));
+      search(n / f, k - 1, f);
+      cur.pop_back();
+    }
+  }
+};
+
+}  // namespace
+
+const Topology& check_topology(const CommInfo& c, int kind, const char* fn) {
+  if (!c.topo || c.topo->kind != kind) {
+    const char* want = kind == MPI_CART ? "Cartesian" : "graph";
+    const char* has = !c.topo ? "none" : (c.topo->kind == MPI_CART ? "Cartesian" : "graph");
+    fail(MPI_ERR_TOPOLOGY, fn,
+         std::string("communicator has no ") + want + " topology (argument comm; its topology: " + has + ")");
+  }
+  return *c.topo;
+}
+
+int cart_rank_of(const Topology& t, const int* coords) {
+  int rank = 0;
+  for (std::size_t i = 0; i < t.dims.size(); ++i) rank = rank * t.dims[i] + coords[i];
+  return rank;
+}
+
+void cart_coords_of(const Topology& t, int rank, int* coords) {
+  for (std::size_t i = t.dims.size(); i-- > 0;) {
+    coords[i] = rank % t.dims[i];
+    rank /= t.dims[i];
+  }
+}
+
+void dims_create(int nnodes, int ndims, int* dims, const char* fn) {
+  if (ndims < 0) fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims; >= 0)");
+  if (ndims > 0 && dims == nullptr) fail(MPI_ERR_ARG, fn, "dims is NULL (argument dims)");
+  if (nnodes < 1)
+    fail(MPI_ERR_DIMS, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 1)");
+  long fixed = 1;
+  int nfree = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) {
+      fail(MPI_ERR_DIMS, fn,
+           "invalid dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) + " (argument dims; >= 0)");
+    }
+    if (dims[i] == 0) {
+      ++nfree;
+    } else {
+      fixed *= dims[i];
+      if (fixed > nnodes) break;  // cannot divide nnodes any more (and no overflow)
+    }
+  }
+  if (fixed > nnodes || nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes)) {
+    fail(MPI_ERR_DIMS, fn,
+         "the non-zero entries of dims (argument dims) multiply to " +
+             (fixed > nnodes ? std::string("more than nnodes") : std::to_string(fixed)) + ", which " +
+             (nfree == 0 ? "is not" : "does not divide") + " nnodes = " + std::to_string(nnodes));
+  }
+  if (nfree == 0) return;
+  const long rest = nnodes / fixed;
+  std::vector<long> divs;
+  for (long d = 1; d * d <= rest; ++d) {
+    if (rest % d != 0) continue;
+    divs.push_back(d);
+    if (d != rest / d) divs.push_back(rest / d);
+  }
+  std::sort(divs.begin(), divs.end());
+  // With more free entries than prime factors (counted with multiplicity), some entries are 1 in any
+  // split, and the best is the primes themselves (largest first) followed by ones; searching only
+  // that many entries also bounds the search's depth by 31.
+  std::vector<int> primes;
+  for (long m = rest, p = 2; m > 1; ++p) {
+    if (p * p > m) p = m;
+    while (m % p == 0) {
+      primes.insert(primes.begin(), int(p));
+      m /= p;
+    }
+  }
+  Balance b{divs, {}, {}};
+  if (nfree >= int(primes.size())) {
+    b.best = primes;
+  } else {
+    b.search(rest, nfree, rest);
+  }
+  b.best.resize(std::size_t(nfree), 1);
+  std::size_t next = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] == 0) dims[i] = b.best[next++];
+  }
+}
+
+std::uint64_t hash_ints(std::uint64_t h, const int* v, int n) {
+  if (h == 0) h = 14695981039346656037ULL;
+  for (int i = 0; i < n; ++i) {
+    auto u = static_cast<std::uint32_t>(v[i]);
+    for (int b = 0; b < 4; ++b) {
+      h ^= (u >> (8 * b)) & 0xffU;
+      h *= 1099511628211ULL;
+    }
+  }
+  return h;
+}
+
+MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_ptr<const Topology> topo,
+                          const char* fn) {
+  TopoRecord mine{};
+  mine.op = req.op;
+  mine.color = req.error ? MPI_UNDEFINED : req.color;
+  mine.key = req.key;
+  mine.error_class = req.error ? req.error->error_class() : 0;
+  mine.args_hash = req.args_hash;
+  free_slots(mine.mask);
+  std::vector<int> members = comm_members(parent);
+  const int me = comm_rank(parent);
+  auto raw = exchange_all(parent, members, me, parent.coll_ctx, kCommCreateTag, &mine, sizeof mine);
+  std::vector<TopoRecord> recs(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) std::memcpy(&recs[i], raw[i].data(), sizeof(TopoRecord));
+  if (req.error) throw *req.error;
+  // Every member judges all records the same way, so all fail alike.
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    if (recs[i].op != mine.op) {
+      fail(MPI_ERR_OTHER, fn,
+           "collective mismatch: world rank " + std::to_string(members[i]) + " called " +
+               topo_op_name(recs[i].op) + " on this communicator at the same point");
+    }
+  }
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    if (recs[i].error_class != 0) {
+      const char* name = error_class_name(recs[i].error_class);
+      fail(MPI_ERR_OTHER, fn,
+           "world rank " + std::to_string(members[i]) + " passed invalid arguments (" +
+               (name != nullptr ? name : "an error") + " there), so no communicator was created");
+    }
+  }
+  for (std::size_t i = 1; i < recs.size(); ++i) {
+    if (recs[i].args_hash != recs[0].args_hash) {
+      fail(MPI_ERR_ARG, fn,
+           "world rank " + std::to_string(members[i]) + " passed other arguments than world rank " +
+               std::to_string(members[0]) + " (every member must pass the same topology)");
+    }
+  }
+  if (mine.color == MPI_UNDEFINED) return MPI_COMM_NULL;
+  std::vector<int> idx;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    if (recs[i].color == mine.color) idx.push_back(int(i));
+  }
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](int a, int b) { return recs[std::size_t(a)].key < recs[std::size_t(b)].key; });
+  int slot = -1;
+  for (std::size_t w = 0; w < kCtxSlots / 64 && slot < 0; ++w) {
+    std::uint64_t bits = ~std::uint64_t{0};
+    for (int i : idx) bits &= recs[std::size_t(i)].mask[w];
+    if (bits != 0) slot = int(w * 64 + std::size_t(__builtin_ctzll(bits)));
+  }
+  if (slot < 0) {
+    fail(MPI_ERR_INTERN, fn,
+         "no context id left: all " + std::to_string(kCtxSlots) +
+             " communicator slots are in use on some member (free communicators you no longer need)");
+  }
+  std::vector<int> world;
+  world.reserve(idx.size());
+  for (int i : idx) world.push_back(members[std::size_t(i)]);
+  CommInfo& c = register_comm(std::move(world), slot, parent.errhandler);
+  c.topo = std::move(topo);
+  return c.handle;
+}
+
+}  // namespace takyon::mpi

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Process topologies: the Cartesian or graph record a communicator carries (CommInfo::topo), the
+// balanced factorisation of MPI_Dims_create, and the creation of topology communicators (one
+// exchange of a record per member of the old communicator, like Comm_split).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "comm_basic.hpp"
+#include "errors.hpp"
+#include "mpi.h"
+
+namespace takyon::mpi {
+
+/// What MPI_Cart_create / MPI_Graph_create attached to a communicator. Immutable once built, so
+/// MPI_Comm_dup shares it (shared_ptr) and the last communicator freed releases it.
+struct Topology {
+  int kind = MPI_UNDEFINED;  ///< MPI_CART or MPI_GRAPH
+  // MPI_CART: extent and periodicity (0/1) of each dimension; the ranks are row-major (last dimension
+  // fastest), as the standard orders them.
+  std::vector<int> dims;
+  std::vector<int> periods;
+  // MPI_GRAPH: the arguments of MPI_Graph_create (index[i] is the end of node i's edges).
+  std::vector<int> index;
+  std::vector<int> edges;
+};
+
+/// `c`'s topology if it is of `kind` (MPI_CART, MPI_GRAPH), else throws MPI_ERR_TOPOLOGY naming `fn`.
+const Topology& check_topology(const CommInfo& c, int kind, const char* fn);
+
+/// Cartesian helpers (`t` is MPI_CART). The rank of `coords` (each already in range), the
+/// coordinates of `rank` (0..size-1).
+int cart_rank_of(const Topology& t, const int* coords);
+void cart_coords_of(const Topology& t, int rank, int* coords);
+
+/// MPI_Dims_create: fills the zero entries of dims[0..ndims) so that the product is nnodes, the
+/// free extents as close to each other as possible, in non-increasing order. Throws MPI_ERR_DIMS /
+/// MPI_ERR_ARG naming `fn` for impossible requests.
+void dims_create(int nnodes, int ndims, int* dims, const char* fn);
+
+/// The creation step every topology constructor shares. Each member of `parent` passes the color of
+/// the communicator it joins (MPI_UNDEFINED: none), its key there (new ranks ordered by key, then
+/// old rank), a hash of the arguments that must agree on every member, and the MPI error its own
+/// argument checks raised. A member with bad arguments still exchanges, so
+/// all members fail (MPI_ERR_OTHER naming it) instead of waiting. Returns the new communicator with
+/// `topo` attached, or MPI_COMM_NULL.
+struct TopoRequest {
+  int op = 0;  ///< which constructor (members calling different ones fail)
+  int color = MPI_UNDEFINED;
+  int key = 0;
+  std::uint64_t args_hash = 0;
+  std::optional<MpiError> error;  ///< what this member's own argument checks threw
+};
+MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_ptr<const Topology> topo,
+                          const char* fn);
+
+/// FNV-1a over ints (the arguments that must agree among members).
+std::uint64_t hash_ints(std::uint64_t h, const int* v, int n);
+
+}  // namespace takyon::mpi
