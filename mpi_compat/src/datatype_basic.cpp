@@ -129,7 +129,12 @@ std::array<BasicType, 256> build() {
   return table;
 }
 
-const std::array<BasicType, 256> kTable = build();
+/// Built on first use: datatype/type.cpp builds its own static table from this one at load time,
+/// before this file's namespace-scope statics might be.
+const std::array<BasicType, 256>& table() {
+  static const std::array<BasicType, 256> t = build();
+  return t;
+}
 const BasicType kInvalid{};
 
 }  // namespace
@@ -137,7 +142,7 @@ const BasicType kInvalid{};
 const BasicType& basic_type(MPI_Datatype dt) {
   auto v = reinterpret_cast<std::intptr_t>(dt);
   if (v <= kBase || v >= kBase + 256) return kInvalid;
-  return kTable[std::size_t(v - kBase)];
+  return table()[std::size_t(v - kBase)];
 }
 
 }  // namespace takyon::mpi

@@ -92,7 +92,8 @@ void TypeBuilder::push_elems(const ElemRun& run) {
 }
 
 void TypeBuilder::add(const Type& old, MPI_Aint disp, std::size_t n) {
-  if (n == 0) return;
+  // Like Open MPI, copies of an empty type without explicit bounds leave no trace (not even bounds).
+  if (n == 0 || (old.size == 0 && !old.explicit_lb && !old.explicit_ub)) return;
   MPI_Aint ext = old.extent();
   MPI_Aint last = disp + MPI_Aint(n - 1) * ext;
   MPI_Aint lo = std::min(disp, last);
