@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Derived datatypes: the MPI_Type_* constructors (each flattens its input into a Type, see
 // datatype/type.hpp), commit, dup, free, and the size/extent/name queries.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "api/export.hpp"
@@ -79,6 +81,12 @@ int vector(const char* fn, int count, int bl, MPI_Aint stride, bool bytes, MPI_D
 }
 
 const Type& any_type(MPI_Datatype dt, const char* fn) { return old_type(dt, fn, "datatype"); }
+
+/// Names given to predefined types with MPI_Type_set_name (their Type objects are immutable).
+std::unordered_map<const void*, std::string>& predefined_names() {
+  static std::unordered_map<const void*, std::string> names;
+  return names;
+}
 
 }  // namespace
 }  // namespace takyon::mpi
@@ -323,7 +331,9 @@ extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* r
     if (type_name == nullptr || resultlen == nullptr) {
       fail(MPI_ERR_ARG, "MPI_Type_get_name", "type_name or resultlen is NULL");
     }
-    const std::string& name = any_type(datatype, "MPI_Type_get_name").name;
+    const Type& t = any_type(datatype, "MPI_Type_get_name");
+    auto renamed = t.predefined ? predefined_names().find(datatype) : predefined_names().end();
+    const std::string& name = renamed != predefined_names().end() ? renamed->second : t.name;
     std::size_t n = std::min(name.size(), std::size_t(MPI_MAX_OBJECT_NAME - 1));
     std::memcpy(type_name, name.data(), n);
     type_name[n] = '\0';
@@ -337,11 +347,12 @@ extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) 
   return guarded("MPI_Type_set_name", MPI_COMM_WORLD, [&] {
     if (type_name == nullptr) fail(MPI_ERR_ARG, "MPI_Type_set_name", "type_name is NULL (argument type_name)");
     const Type& t = any_type(datatype, "MPI_Type_set_name");
-    if (t.predefined) {
-      fail(MPI_ERR_TYPE, "MPI_Type_set_name", "cannot rename the predefined datatype " + t.name);
-    }
     std::string name(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
-    find_derived(datatype)->name = std::move(name);
+    if (t.predefined) {
+      predefined_names()[datatype] = std::move(name);
+    } else {
+      find_derived(datatype)->name = std::move(name);
+    }
     return MPI_SUCCESS;
   });
 }

@@ -107,7 +107,10 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     }
     if (!r->complete) engine().progress();
     *flag = r->complete ? 1 : 0;
-    if (r->complete) set_status(status, *r);
+    if (r->complete) {
+      deliver(*r);  // the data is the user's once the request is complete
+      set_status(status, *r);
+    }
     return MPI_SUCCESS;
   });
 }

@@ -183,6 +183,12 @@ int main(int argc, char **argv) {
   PRINT0("name of a new type: '%s' (%d)\n", name, len);
   done(&u);
 
+  /* a predefined type can be renamed */
+  CHECK_MPI(MPI_Type_set_name(MPI_UNSIGNED_LONG_LONG, "ull"));
+  CHECK_MPI(MPI_Type_get_name(MPI_UNSIGNED_LONG_LONG, name, &len));
+  PRINT0("renamed predefined type: '%s' (%d)\n", name, len);
+  CHECK(strcmp(name, "ull") == 0);
+
   /* commit of a predefined type, and of a derived type twice */
   MPI_Datatype p = MPI_INT;
   CHECK_MPI(MPI_Type_commit(&p));

@@ -300,6 +300,17 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
   check_ints("type freed in flight", rbuf, kVecInts, pos, kElems, 1, prev);
 
+  /* 15. Request_get_status: once it says complete, the data is in the user's buffer (before Wait). */
+  fill_sentinel(rbuf, kVecInts);
+  CHECK_MPI(MPI_Irecv(rbuf, kItems, vec, prev, 16, MPI_COMM_WORLD, &pr[0]));
+  CHECK_MPI(MPI_Isend(sbuf, kItems, vec, next, 16, MPI_COMM_WORLD, &pr[1]));
+  int flag = 0;
+  while (!flag) CHECK_MPI(MPI_Request_get_status(pr[0], &flag, &st));
+  check_ints("request_get_status", rbuf, kVecInts, pos, kElems, 1, prev);
+  counts("request_get_status", &st, vec);
+  CHECK_MPI(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
+  check_ints("request_get_status then wait", rbuf, kVecInts, pos, kElems, 1, prev);
+
   free(bs);
   free(br);
   CHECK_MPI(MPI_Type_free(&every2));
