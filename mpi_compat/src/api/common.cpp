@@ -36,7 +36,7 @@ const Type& request_type(const Request& r) {
 void attach_data(Request* r, const P2pArgs& a, const void* buf, MPI_Datatype dt) {
   r->datatype = dt;
   if (a.contiguous || a.null_proc) {
-    r->buf = buf == nullptr ? nullptr : const_cast<char*>(static_cast<const char*>(buf)) + a.lb;
+    r->buf = data_at(buf, a.lb);
     return;
   }
   r->packed = true;

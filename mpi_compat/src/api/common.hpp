@@ -46,6 +46,12 @@ void deliver(Request& r);
 /// Before a persistent request starts again: a packed send packs the user's buffer anew.
 void prepare_start(Request& r);
 
+/// Where the data of a contiguous buffer starts: buf + lb, as integer arithmetic (buf may be
+/// MPI_BOTTOM, NULL, with lb an absolute address).
+inline char* data_at(const void* buf, MPI_Aint lb) {
+  return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(lb));
+}
+
 inline MPI_Request to_handle(Request* r) { return reinterpret_cast<MPI_Request>(r); }
 /// The live request behind a handle; nullptr for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST otherwise.
 Request* check_request(MPI_Request h, const char* fn, const char* arg);

@@ -32,7 +32,7 @@ int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype dt, i
   if (a.null_proc) return MPI_SUCCESS;
   Engine& e = engine();
   if (mode != SendMode::kSync && a.contiguous &&
-      e.try_send_eager_now(a.world_peer, a.comm->ctx, a.tag, static_cast<const char*>(buf) + a.lb, a.bytes)) {
+      e.try_send_eager_now(a.world_peer, a.comm->ctx, a.tag, data_at(buf, a.lb), a.bytes)) {
     return MPI_SUCCESS;
   }
   Request* r = make_send(a, buf, dt, mode);

@@ -285,6 +285,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     if (request == nullptr) fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is NULL (argument request)");
     Request* r = check_request(*request, "MPI_Request_free", "request");
     if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL (argument request)");
+    deliver(*r);  // a completed packed receive: its data still reaches the user's buffer
     engine().free_request(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;

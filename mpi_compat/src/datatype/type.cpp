@@ -201,24 +201,34 @@ inline void copy_block(char* dst, const char* src, std::size_t len) {
 
 }  // namespace
 
+// Addresses are computed as integers: with MPI_BOTTOM (NULL) the displacements are absolute
+// addresses, and a negative stride walks below the buffer's start.
+namespace {
+
+inline std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+inline std::uintptr_t offset(std::uintptr_t base, MPI_Aint d) { return base + static_cast<std::uintptr_t>(d); }
+inline char* ptr(std::uintptr_t a) { return reinterpret_cast<char*>(a); }
+
+}  // namespace
+
 void pack_items(const void* buf, std::size_t count, const Type& t, void* out) {
-  const char* in = static_cast<const char*>(buf);
+  std::uintptr_t in = address(buf);
   char* o = static_cast<char*>(out);
   if (t.contiguous) {
-    if (count != 0 && t.size != 0) std::memcpy(o, in + t.lb, count * t.size);
+    if (count != 0 && t.size != 0) std::memcpy(o, ptr(offset(in, t.lb)), count * t.size);
     return;
   }
   MPI_Aint ext = t.extent();
   if (t.blocks.size() == 1) {
     const Block b = t.blocks[0];
-    const char* p = in + b.disp;
-    for (std::size_t i = 0; i < count; ++i, p += ext, o += b.len) copy_block(o, p, b.len);
+    std::uintptr_t p = offset(in, b.disp);
+    for (std::size_t i = 0; i < count; ++i, p = offset(p, ext), o += b.len) copy_block(o, ptr(p), b.len);
     return;
   }
   for (std::size_t i = 0; i < count; ++i) {
-    const char* base = in + MPI_Aint(i) * ext;
+    std::uintptr_t base = offset(in, MPI_Aint(i) * ext);
     for (const Block& b : t.blocks) {
-      copy_block(o, base + b.disp, b.len);
+      copy_block(o, ptr(offset(base, b.disp)), b.len);
       o += b.len;
     }
   }
@@ -226,34 +236,34 @@ void pack_items(const void* buf, std::size_t count, const Type& t, void* out) {
 
 void unpack_items(const void* in, std::size_t bytes, std::size_t count, const Type& t, void* buf) {
   const char* src = static_cast<const char*>(in);
-  char* out = static_cast<char*>(buf);
+  std::uintptr_t out = address(buf);
   bytes = std::min(bytes, count * t.size);
   if (bytes == 0) return;
   if (t.contiguous) {
-    std::memcpy(out + t.lb, src, bytes);
+    std::memcpy(ptr(offset(out, t.lb)), src, bytes);
     return;
   }
   MPI_Aint ext = t.extent();
   std::size_t whole = bytes / t.size;
   if (t.blocks.size() == 1) {
     const Block b = t.blocks[0];
-    char* p = out + b.disp;
-    for (std::size_t i = 0; i < whole; ++i, p += ext, src += b.len) copy_block(p, src, b.len);
+    std::uintptr_t p = offset(out, b.disp);
+    for (std::size_t i = 0; i < whole; ++i, p = offset(p, ext), src += b.len) copy_block(ptr(p), src, b.len);
   } else {
     for (std::size_t i = 0; i < whole; ++i) {
-      char* base = out + MPI_Aint(i) * ext;
+      std::uintptr_t base = offset(out, MPI_Aint(i) * ext);
       for (const Block& b : t.blocks) {
-        copy_block(base + b.disp, src, b.len);
+        copy_block(ptr(offset(base, b.disp)), src, b.len);
         src += b.len;
       }
     }
   }
   std::size_t rest = bytes - whole * t.size;
-  char* base = out + MPI_Aint(whole) * ext;
+  std::uintptr_t base = offset(out, MPI_Aint(whole) * ext);
   for (const Block& b : t.blocks) {
     if (rest == 0) break;
     std::size_t n = std::min(rest, b.len);
-    std::memcpy(base + b.disp, src, n);
+    std::memcpy(ptr(offset(base, b.disp)), src, n);
     src += n;
     rest -= n;
   }

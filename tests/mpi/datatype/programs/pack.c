@@ -85,7 +85,6 @@ int main(int argc, char **argv) {
   /* Packed bytes travel as MPI_PACKED and unpack on the next rank. */
   char *rbuf = (char *)malloc((size_t)total);
   MPI_Request q[2];
-  MPI_Status status;
   CHECK_MPI(MPI_Irecv(rbuf, total, MPI_PACKED, prev, 3, MPI_COMM_WORLD, &q[0]));
   CHECK_MPI(MPI_Isend(buf, total, MPI_PACKED, next, 3, MPI_COMM_WORLD, &q[1]));
   CHECK_MPI(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
@@ -99,9 +98,10 @@ int main(int argc, char **argv) {
   /* A derived-type send received as MPI_PACKED unpacks like a local pack. */
   CHECK_MPI(MPI_Irecv(rbuf, total, MPI_PACKED, prev, 4, MPI_COMM_WORLD, &q[0]));
   CHECK_MPI(MPI_Isend(in, 2, st, next, 4, MPI_COMM_WORLD, &q[1]));
-  CHECK_MPI(MPI_Waitall(2, q, &status));
+  MPI_Status statuses[2];
+  CHECK_MPI(MPI_Waitall(2, q, statuses));
   int got = -1;
-  CHECK_MPI(MPI_Get_count(&status, MPI_PACKED, &got));
+  CHECK_MPI(MPI_Get_count(&statuses[0], MPI_PACKED, &got));
   PRINT0("struct received as MPI_PACKED: %d bytes\n", got);
   pos = 0;
   memset(out, 0, sizeof out);

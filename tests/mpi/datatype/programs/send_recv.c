@@ -289,6 +289,19 @@ int main(int argc, char **argv) {
   CHECK(rx == val(14, prev, 0) && ry[0] == val(14, prev, 1) && ry[1] == val(14, prev, 2));
   CHECK_MPI(MPI_Type_free(&abs_s));
   CHECK_MPI(MPI_Type_free(&abs_r));
+  /* One absolute block: a contiguous type whose data is at MPI_BOTTOM + its lower bound. */
+  CHECK_MPI(MPI_Type_create_struct(1, abl + 1, ax + 1, aty, &abs_s));
+  CHECK_MPI(MPI_Type_create_struct(1, abl + 1, arx + 1, aty, &abs_r));
+  CHECK_MPI(MPI_Type_commit(&abs_s));
+  CHECK_MPI(MPI_Type_commit(&abs_r));
+  ry[0] = ry[1] = SENTINEL;
+  y[0] = val(14, rank, 3);
+  ring(MPI_BOTTOM, 1, abs_s, MPI_BOTTOM, 1, abs_r, &st);
+  CHECK(ry[0] == val(14, prev, 3) && ry[1] == val(14, prev, 2));
+  CHECK_MPI(MPI_Sendrecv(MPI_BOTTOM, 1, abs_s, next, 17, MPI_BOTTOM, 1, abs_r, prev, 17, MPI_COMM_WORLD, &st));
+  CHECK(ry[0] == val(14, prev, 3));
+  CHECK_MPI(MPI_Type_free(&abs_s));
+  CHECK_MPI(MPI_Type_free(&abs_r));
 
   /* 14. MPI_Type_free while a receive and a send with the type are in flight. */
   MPI_Datatype tmp;

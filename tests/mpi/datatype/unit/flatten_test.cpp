@@ -228,7 +228,7 @@ TEST(DatatypeFlatten, RandomNestingsMatchTheTypemap) {
       }
     }
     pack_items(src.origin(), count, t, got.data());
-    ASSERT_EQ(0, std::memcmp(want.data(), got.data(), want.size()));
+    ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin()));
     ASSERT_EQ(got[want.size()], 0xee);
 
     // Unpack of every prefix length (partial items and elements), holes untouched.
