@@ -22,11 +22,13 @@ const Type& old_type(MPI_Datatype dt, const char* fn, const char* arg = "oldtype
 }
 
 void check_count(int count, const char* fn, const char* arg = "count") {
-  if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument " + arg + ")");
+  if (count < 0)
+    fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument " + arg + ")");
 }
 
 void check_blocklength(int bl, const char* fn, const std::string& arg) {
-  if (bl < 0) fail(MPI_ERR_ARG, fn, "negative block length " + std::to_string(bl) + " (argument " + arg + ")");
+  if (bl < 0)
+    fail(MPI_ERR_ARG, fn, "negative block length " + std::to_string(bl) + " (argument " + arg + ")");
 }
 
 template <class T>
@@ -38,7 +40,15 @@ void check_out(const MPI_Datatype* out, const char* fn) {
   if (out == nullptr) fail(MPI_ERR_ARG, fn, "newtype is NULL (argument newtype)");
 }
 
-std::string at(const char* arg, int i) { return std::string(arg) + "[" + std::to_string(i) + "]"; }
+std::string at(const char* arg, int i) {
+  return std::string(arg) + "[" + std::to_string(i) + "]";
+}
+
+/// Blocks of `count` groups of `per` blocks, saturated past the limit.
+std::size_t copies_blocks(std::size_t per, int count) {
+  auto n = std::size_t(std::max(1, count));
+  return per > kMaxFlatEntries / n ? kMaxFlatEntries + 1 : per * n;
+}
 
 int publish(TypeBuilder& b, MPI_Datatype* newtype) {
   *newtype = register_type(b.build());
@@ -47,8 +57,8 @@ int publish(TypeBuilder& b, MPI_Datatype* newtype) {
 
 /// Element displacements (in items of oldtype) of `count` blocks given in items or in bytes.
 template <class Disp>
-int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* disps, bool bytes, MPI_Datatype oldtype,
-           MPI_Datatype* newtype) {
+int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* disps, bool bytes,
+           MPI_Datatype oldtype, MPI_Datatype* newtype) {
   check_count(count, fn);
   check_out(newtype, fn);
   if (bls == nullptr) check_blocklength(one_bl, fn, "blocklength");
@@ -56,6 +66,10 @@ int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* di
   if (bls != nullptr || one_bl < 0) check_array(bls, count, fn, "array_of_blocklengths");
   const Type& old = old_type(oldtype, fn);
   TypeBuilder b;
+  if (bls == nullptr) {
+    std::size_t per = TypeBuilder::blocks_of(old, std::size_t(one_bl));
+    b.expect(copies_blocks(per, count));
+  }
   for (int i = 0; i < count; ++i) {
     int bl = bls != nullptr ? bls[i] : one_bl;
     check_blocklength(bl, fn, at("array_of_blocklengths", i));
@@ -65,7 +79,8 @@ int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* di
   return publish(b, newtype);
 }
 
-int vector(const char* fn, int count, int bl, MPI_Aint stride, bool bytes, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int vector(const char* fn, int count, int bl, MPI_Aint stride, bool bytes, MPI_Datatype oldtype,
+           MPI_Datatype* newtype) {
   check_count(count, fn);
   check_blocklength(bl, fn, "blocklength");
   check_out(newtype, fn);
@@ -75,17 +90,33 @@ int vector(const char* fn, int count, int bl, MPI_Aint stride, bool bytes, MPI_D
   if (step == MPI_Aint(bl) * old.extent()) {
     b.add(old, 0, std::size_t(count) * std::size_t(bl));  // no gaps: one run of items
   } else {
+    std::size_t per = TypeBuilder::blocks_of(old, std::size_t(bl));
+    b.expect(copies_blocks(per, count));
     for (int i = 0; i < count; ++i) b.add(old, MPI_Aint(i) * step, std::size_t(bl));
   }
   return publish(b, newtype);
 }
 
-const Type& any_type(MPI_Datatype dt, const char* fn) { return old_type(dt, fn, "datatype"); }
+const Type& any_type(MPI_Datatype dt, const char* fn) {
+  return old_type(dt, fn, "datatype");
+}
 
 /// Names given to predefined types with MPI_Type_set_name (their Type objects are immutable).
 std::unordered_map<const void*, std::string>& predefined_names() {
   static std::unordered_map<const void*, std::string> names;
   return names;
+}
+
+/// Runs a constructor's body: a type too large to flatten is MPI_ERR_NO_MEM naming the function.
+template <class Body>
+int constructor(const char* fn, const Body& body) {
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    try {
+      return body();
+    } catch (const TypeTooLarge& e) {
+      fail(MPI_ERR_NO_MEM, fn, e.what());
+    }
+  });
 }
 
 }  // namespace
@@ -94,29 +125,33 @@ std::unordered_map<const void*, std::string>& predefined_names() {
 using namespace takyon::mpi;
 
 extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return guarded("MPI_Type_contiguous", MPI_COMM_WORLD,
-                 [&] { return vector("MPI_Type_contiguous", count, 1, 1, false, oldtype, newtype); });
+  return constructor("MPI_Type_contiguous",
+                     [&] { return vector("MPI_Type_contiguous", count, 1, 1, false, oldtype, newtype); });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_contiguous)
 
-extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return guarded("MPI_Type_vector", MPI_COMM_WORLD,
-                 [&] { return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype); });
+extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                MPI_Datatype* newtype) {
+  return constructor("MPI_Type_vector", [&] {
+    return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+  });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_vector)
 
 extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                         MPI_Datatype* newtype) {
-  return guarded("MPI_Type_create_hvector", MPI_COMM_WORLD,
-                 [&] { return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype); });
+  return constructor("MPI_Type_create_hvector", [&] {
+    return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
+  });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_hvector)
 
-extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
-                                 MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return guarded("MPI_Type_indexed", MPI_COMM_WORLD, [&] {
-    return blocks("MPI_Type_indexed", count, array_of_blocklengths, -1, array_of_displacements, false, oldtype,
-                  newtype);
+extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                                 const int array_of_displacements[], MPI_Datatype oldtype,
+                                 MPI_Datatype* newtype) {
+  return constructor("MPI_Type_indexed", [&] {
+    return blocks("MPI_Type_indexed", count, array_of_blocklengths, -1, array_of_displacements, false,
+                  oldtype, newtype);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_indexed)
@@ -124,36 +159,37 @@ TAKYON_MPI_WEAK_ALIAS(Type_indexed)
 extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                                          const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                          MPI_Datatype* newtype) {
-  return guarded("MPI_Type_create_hindexed", MPI_COMM_WORLD, [&] {
-    return blocks("MPI_Type_create_hindexed", count, array_of_blocklengths, -1, array_of_displacements, true, oldtype,
-                  newtype);
+  return constructor("MPI_Type_create_hindexed", [&] {
+    return blocks("MPI_Type_create_hindexed", count, array_of_blocklengths, -1, array_of_displacements, true,
+                  oldtype, newtype);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_hindexed)
 
 extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return guarded("MPI_Type_create_indexed_block", MPI_COMM_WORLD, [&] {
-    return blocks("MPI_Type_create_indexed_block", count, nullptr, blocklength, array_of_displacements, false, oldtype,
-                  newtype);
+  return constructor("MPI_Type_create_indexed_block", [&] {
+    return blocks("MPI_Type_create_indexed_block", count, nullptr, blocklength, array_of_displacements, false,
+                  oldtype, newtype);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_indexed_block)
 
-extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
-                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return guarded("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, [&] {
-    return blocks("MPI_Type_create_hindexed_block", count, nullptr, blocklength, array_of_displacements, true, oldtype,
-                  newtype);
+extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                               MPI_Datatype* newtype) {
+  return constructor("MPI_Type_create_hindexed_block", [&] {
+    return blocks("MPI_Type_create_hindexed_block", count, nullptr, blocklength, array_of_displacements, true,
+                  oldtype, newtype);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_hindexed_block)
 
 extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                                       const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
-                                       MPI_Datatype* newtype) {
+                                       const MPI_Aint array_of_displacements[],
+                                       const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_struct";
-  return guarded(fn, MPI_COMM_WORLD, [&] {
+  return constructor(fn, [&] {
     check_count(count, fn);
     check_out(newtype, fn);
     check_array(array_of_blocklengths, count, fn, "array_of_blocklengths");
@@ -174,7 +210,7 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
                                          const int array_of_starts[], int order, MPI_Datatype oldtype,
                                          MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_subarray";
-  return guarded(fn, MPI_COMM_WORLD, [&] {
+  return constructor(fn, [&] {
     if (ndims <= 0) fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims)");
     check_out(newtype, fn);
     check_array(array_of_sizes, ndims, fn, "array_of_sizes");
@@ -203,6 +239,11 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
     MPI_Aint ext = old.extent();
     std::vector<int> idx(std::size_t(ndims), 0);
     TypeBuilder b;
+    std::size_t rows = 1;
+    for (int d = 1; d < ndims; ++d)
+      rows = std::min(rows * std::size_t(sub[std::size_t(d)]), kMaxFlatEntries + 1);
+    std::size_t per = TypeBuilder::blocks_of(old, std::size_t(sub[0]));
+    b.expect(per > kMaxFlatEntries / rows ? kMaxFlatEntries + 1 : per * rows);
     for (;;) {
       MPI_Aint offset = 0;
       MPI_Aint scale = 1;
@@ -228,7 +269,8 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_subarray)
 
-extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                        MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_resized";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     check_out(newtype, fn);
@@ -274,7 +316,8 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
     if (datatype == nullptr) fail(MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL (argument datatype)");
     const Type& t = any_type(*datatype, "MPI_Type_free");
     if (t.predefined) {
-      fail(MPI_ERR_TYPE, "MPI_Type_free", "cannot free the predefined datatype " + t.name + " (argument datatype)");
+      fail(MPI_ERR_TYPE, "MPI_Type_free",
+           "cannot free the predefined datatype " + t.name + " (argument datatype)");
     }
     unregister_type(*datatype);
     *datatype = MPI_DATATYPE_NULL;
@@ -345,7 +388,8 @@ TAKYON_MPI_WEAK_ALIAS(Type_get_name)
 
 extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   return guarded("MPI_Type_set_name", MPI_COMM_WORLD, [&] {
-    if (type_name == nullptr) fail(MPI_ERR_ARG, "MPI_Type_set_name", "type_name is NULL (argument type_name)");
+    if (type_name == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Type_set_name", "type_name is NULL (argument type_name)");
     const Type& t = any_type(datatype, "MPI_Type_set_name");
     std::string name(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
     if (t.predefined) {

@@ -13,7 +13,8 @@ namespace {
 
 std::size_t checked_bytes(const char* fn, int count, const char* count_arg, MPI_Datatype dt, MPI_Comm comm) {
   check_comm(comm, fn);
-  if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument " + count_arg + ")");
+  if (count < 0)
+    fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument " + count_arg + ")");
   check_type(dt, fn);
   return std::size_t(count) * type_size(dt);
 }
@@ -23,8 +24,8 @@ void check_position(const char* fn, const int* position, int size, const char* s
   if (size < 0) fail(MPI_ERR_ARG, fn, "negative " + std::string(size_arg) + " " + std::to_string(size));
   if (*position < 0 || *position > size) {
     fail(MPI_ERR_ARG, fn,
-         "position " + std::to_string(*position) + " is outside the packed buffer of " + std::to_string(size) +
-             " bytes (argument position)");
+         "position " + std::to_string(*position) + " is outside the packed buffer of " +
+             std::to_string(size) + " bytes (argument position)");
   }
 }
 
@@ -41,8 +42,8 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
     check_position(fn, position, outsize, "outsize");
     if (bytes > std::size_t(outsize - *position)) {
       fail(MPI_ERR_TRUNCATE, fn,
-           std::to_string(bytes) + " bytes do not fit at position " + std::to_string(*position) + " of outbuf (" +
-               std::to_string(outsize) + " bytes)");
+           std::to_string(bytes) + " bytes do not fit at position " + std::to_string(*position) +
+               " of outbuf (" + std::to_string(outsize) + " bytes)");
     }
     if (bytes == 0) return MPI_SUCCESS;
     if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL with incount " + std::to_string(incount));
@@ -67,7 +68,8 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
     }
     if (bytes == 0) return MPI_SUCCESS;
     if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL");
-    if (outbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "outbuf is NULL with outcount " + std::to_string(outcount));
+    if (outbuf == nullptr)
+      fail(MPI_ERR_BUFFER, fn, "outbuf is NULL with outcount " + std::to_string(outcount));
     unpack(static_cast<const char*>(inbuf) + *position, bytes, std::size_t(outcount), datatype, outbuf);
     *position += int(bytes);
     return MPI_SUCCESS;
@@ -80,7 +82,8 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
   return guarded(fn, comm, [&] {
     std::size_t bytes = checked_bytes(fn, incount, "incount", datatype, comm);
     if (size == nullptr) fail(MPI_ERR_ARG, fn, "size is NULL (argument size)");
-    if (bytes > std::size_t(INT_MAX)) fail(MPI_ERR_COUNT, fn, std::to_string(bytes) + " bytes do not fit an int");
+    if (bytes > std::size_t(INT_MAX))
+      fail(MPI_ERR_COUNT, fn, std::to_string(bytes) + " bytes do not fit an int");
     *size = int(bytes);
     return MPI_SUCCESS;
   });

@@ -36,24 +36,40 @@ void check_type(MPI_Datatype dt, const char* fn) {
   if (!t.committed) fail(MPI_ERR_TYPE, fn, "datatype is not committed (MPI_Type_commit) (argument datatype)");
 }
 
-void check_any_type(MPI_Datatype dt, const char* fn, const char* arg) { valid(dt, fn, arg); }
+void check_any_type(MPI_Datatype dt, const char* fn, const char* arg) {
+  valid(dt, fn, arg);
+}
 
-std::size_t type_size(MPI_Datatype dt) { return get(dt).size; }
+std::size_t type_size(MPI_Datatype dt) {
+  return get(dt).size;
+}
 
-MPI_Aint type_lb(MPI_Datatype dt) { return get(dt).lb; }
+MPI_Aint type_lb(MPI_Datatype dt) {
+  return get(dt).lb;
+}
 
-MPI_Aint type_extent(MPI_Datatype dt) { return get(dt).extent(); }
+MPI_Aint type_extent(MPI_Datatype dt) {
+  return get(dt).extent();
+}
 
-bool type_is_contiguous(MPI_Datatype dt) { return get(dt).contiguous; }
+bool type_is_contiguous(MPI_Datatype dt) {
+  return get(dt).contiguous;
+}
 
-void pack(const void* buf, std::size_t count, MPI_Datatype dt, void* out) { pack_items(buf, count, get(dt), out); }
+void pack(const void* buf, std::size_t count, MPI_Datatype dt, void* out) {
+  pack_items(buf, count, get(dt), out);
+}
 
 void unpack(const void* in, std::size_t bytes, std::size_t count, MPI_Datatype dt, void* buf) {
   unpack_items(in, bytes, count, get(dt), buf);
 }
 
-std::shared_ptr<const void> hold_type(MPI_Datatype dt) { return find_derived(dt); }
+std::shared_ptr<const void> hold_type(MPI_Datatype dt) {
+  return find_derived(dt);
+}
 
-long long type_elements_in(MPI_Datatype dt, std::size_t bytes) { return elements_in(get(dt), bytes); }
+long long type_elements_in(MPI_Datatype dt, std::size_t bytes) {
+  return elements_in(get(dt), bytes);
+}
 
 }  // namespace takyon::mpi

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 
 #include "datatype/pack.hpp"
@@ -91,6 +92,19 @@ void TypeBuilder::push_elems(const ElemRun& run) {
   }
 }
 
+std::size_t TypeBuilder::blocks_of(const Type& old, std::size_t n) {
+  if (n == 0) return 0;
+  if (old.contiguous && old.extent() > 0) return 1;  // the copies merge into one block
+  return old.blocks.size() > kMaxFlatEntries / n ? kMaxFlatEntries + 1 : old.blocks.size() * n;
+}
+
+void TypeBuilder::expect(std::size_t entries) const {
+  if (entries > kMaxFlatEntries || t_->blocks.size() + t_->elems.size() + entries > kMaxFlatEntries) {
+    throw TypeTooLarge("the flattened type would hold more than " + std::to_string(kMaxFlatEntries) +
+                       " blocks (a huge irregular layout; libtakyon_mpi flattens every type)");
+  }
+}
+
 void TypeBuilder::add(const Type& old, MPI_Aint disp, std::size_t n) {
   // Like Open MPI, copies of an empty type without explicit bounds leave no trace (not even bounds).
   if (n == 0 || (old.size == 0 && !old.explicit_lb && !old.explicit_ub)) return;
@@ -124,12 +138,17 @@ void TypeBuilder::add(const Type& old, MPI_Aint disp, std::size_t n) {
     widen(data, t_->true_lb, t_->true_ub, lo + old.true_lb, hi + old.true_ub);
     any_data_ = true;
   }
+  expect(blocks_of(old, n) + (old.elems.size() == 1 ? 1 : old.elems.size() * n));
   t_->align = std::max(t_->align, old.align);
   t_->size += old.size * n;
   t_->elements += old.elements * n;
-  for (std::size_t i = 0; i < n; ++i) {
-    MPI_Aint base = disp + MPI_Aint(i) * ext;
-    for (const Block& b : old.blocks) push_block(base + b.disp, b.len);
+  if (old.contiguous && ext > 0) {
+    push_block(disp + old.lb, old.size * n);  // adjacent copies: one block
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      MPI_Aint base = disp + MPI_Aint(i) * ext;
+      for (const Block& b : old.blocks) push_block(base + b.disp, b.len);
+    }
   }
   if (old.elems.size() == 1) {
     push_elems({old.elems[0].size, old.elems[0].count * n});
@@ -181,9 +200,13 @@ MPI_Datatype register_type(std::shared_ptr<Type> t) {
   return handle;
 }
 
-bool unregister_type(MPI_Datatype dt) { return registry().erase(static_cast<const void*>(dt)) != 0; }
+bool unregister_type(MPI_Datatype dt) {
+  return registry().erase(static_cast<const void*>(dt)) != 0;
+}
 
-std::size_t registered_types() { return registry().size(); }
+std::size_t registered_types() {
+  return registry().size();
+}
 
 // ---- packing ----
 
@@ -192,10 +215,17 @@ namespace {
 /// Copies one block of `len` bytes; small fixed sizes (a vector of doubles) avoid the memcpy call.
 inline void copy_block(char* dst, const char* src, std::size_t len) {
   switch (len) {
-    case 4: std::memcpy(dst, src, 4); break;
-    case 8: std::memcpy(dst, src, 8); break;
-    case 16: std::memcpy(dst, src, 16); break;
-    default: std::memcpy(dst, src, len);
+    case 4:
+      std::memcpy(dst, src, 4);
+      break;
+    case 8:
+      std::memcpy(dst, src, 8);
+      break;
+    case 16:
+      std::memcpy(dst, src, 16);
+      break;
+    default:
+      std::memcpy(dst, src, len);
   }
 }
 
@@ -205,9 +235,15 @@ inline void copy_block(char* dst, const char* src, std::size_t len) {
 // addresses, and a negative stride walks below the buffer's start.
 namespace {
 
-inline std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
-inline std::uintptr_t offset(std::uintptr_t base, MPI_Aint d) { return base + static_cast<std::uintptr_t>(d); }
-inline char* ptr(std::uintptr_t a) { return reinterpret_cast<char*>(a); }
+inline std::uintptr_t address(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
+inline std::uintptr_t offset(std::uintptr_t base, MPI_Aint d) {
+  return base + static_cast<std::uintptr_t>(d);
+}
+inline char* ptr(std::uintptr_t a) {
+  return reinterpret_cast<char*>(a);
+}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,7 @@ struct Type {
   bool explicit_ub = false;
   bool committed = false;
   bool predefined = false;
-  bool contiguous = false;   ///< one block at lb of extent bytes: moves in place
+  bool contiguous = false;  ///< one block at lb of extent bytes: moves in place
   std::string name;
 
   [[nodiscard]] MPI_Aint extent() const { return ub - lb; }
@@ -49,11 +50,25 @@ struct Type {
   void finish();
 };
 
+/// Blocks plus element runs one flattened type may hold (16 bytes each: 1 GiB), so that a huge
+/// irregular type fails cleanly instead of exhausting memory.
+inline constexpr std::size_t kMaxFlatEntries = std::size_t(1) << 26;
+
+/// Thrown by TypeBuilder::add when a type would exceed kMaxFlatEntries.
+class TypeTooLarge : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
+
 /// Builds a derived type from copies of other types (every MPI_Type_* constructor).
 class TypeBuilder {
  public:
   /// Appends `n` items of `old`, item i at `disp` + i * extent(old).
   void add(const Type& old, MPI_Aint disp, std::size_t n);
+  /// Throws TypeTooLarge unless `entries` more blocks fit (constructors check their total up front).
+  void expect(std::size_t entries) const;
+  /// Blocks that `n` copies of `old` add at most.
+  static std::size_t blocks_of(const Type& old, std::size_t n);
   /// The type; its extent is rounded up to the alignment unless an upper bound was explicit.
   std::shared_ptr<Type> build();
 

@@ -16,8 +16,8 @@ static void show(const char *what, MPI_Datatype t) {
   CHECK(size_x == size);
   CHECK_MPI(MPI_Type_get_extent(t, &lb, &extent));
   CHECK_MPI(MPI_Type_get_true_extent(t, &tlb, &textent));
-  PRINT0("%-28s size %3d lb %4ld extent %4ld true_lb %4ld true_extent %4ld\n", what, size, (long)lb, (long)extent,
-         (long)tlb, (long)textent);
+  PRINT0("%-28s size %3d lb %4ld extent %4ld true_lb %4ld true_extent %4ld\n", what, size, (long)lb,
+         (long)extent, (long)tlb, (long)textent);
 }
 
 static MPI_Datatype commit(MPI_Datatype t) {
@@ -35,9 +35,11 @@ int main(int argc, char **argv) {
   MPI_Datatype t, u, v;
 
   /* Predefined types and their names. */
-  const MPI_Datatype named[] = {MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_BYTE, MPI_INT64_T, MPI_UNSIGNED,
-                                MPI_SHORT, MPI_LONG, MPI_PACKED, MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_INT, MPI_2INT,
-                                MPI_SHORT_INT, MPI_LONG_INT, MPI_FLOAT_INT, MPI_LONG_DOUBLE_INT};
+  const MPI_Datatype named[] = {MPI_CHAR,           MPI_INT,       MPI_DOUBLE,           MPI_FLOAT,
+                                MPI_BYTE,           MPI_INT64_T,   MPI_UNSIGNED,         MPI_SHORT,
+                                MPI_LONG,           MPI_PACKED,    MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_INT,
+                                MPI_2INT,           MPI_SHORT_INT, MPI_LONG_INT,         MPI_FLOAT_INT,
+                                MPI_LONG_DOUBLE_INT};
   for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); ++i) {
     char name[MPI_MAX_OBJECT_NAME];
     int len = -1;

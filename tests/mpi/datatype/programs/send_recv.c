@@ -14,7 +14,9 @@
 static int rank, size, next, prev, is_takyon;
 
 /* Value of element k sent by rank `from` in case `c`. */
-static int val(int c, int from, int k) { return c * 100000 + from * 1000 + k; }
+static int val(int c, int from, int k) {
+  return c * 100000 + from * 1000 + k;
+}
 
 /* Element positions (in ints) of `count` items of vector(nb, bl, stride) of ints, item extent in ints. */
 static int vec_pos(int k, int nb, int bl, int stride, int item_ext) {
@@ -22,7 +24,8 @@ static int vec_pos(int k, int nb, int bl, int stride, int item_ext) {
   return item * item_ext + (in / bl) * stride + in % bl;
 }
 
-/* Checks a receive buffer of n ints: positions pos[0..m) hold val(c, from, 0..m), every other one SENTINEL. */
+/* Checks a receive buffer of n ints: positions pos[0..m) hold val(c, from, 0..m), every other one SENTINEL.
+ */
 static void check_ints(const char *what, const int *buf, int n, const int *pos, int m, int c, int from) {
   int *want = (int *)malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
   for (int i = 0; i < n; ++i) want[i] = SENTINEL;
@@ -141,7 +144,8 @@ int main(int argc, char **argv) {
   };
   struct S ss[3], rs[3];
   int sbl[4] = {1, 1, 1, 2};
-  MPI_Aint sd[4] = {offsetof(struct S, a), offsetof(struct S, d), offsetof(struct S, c), offsetof(struct S, b)};
+  MPI_Aint sd[4] = {offsetof(struct S, a), offsetof(struct S, d), offsetof(struct S, c),
+                    offsetof(struct S, b)};
   MPI_Datatype sty[4] = {MPI_INT, MPI_DOUBLE, MPI_CHAR, MPI_INT}, stype, stype_r;
   CHECK_MPI(MPI_Type_create_struct(4, sbl, sd, sty, &stype));
   CHECK_MPI(MPI_Type_create_resized(stype, 0, sizeof(struct S), &stype_r));
@@ -157,10 +161,12 @@ int main(int argc, char **argv) {
   memset(rs, 0x33, sizeof rs);
   ring(ss, 3, stype_r, rs, 3, stype_r, &st);
   for (int i = 0; i < 3; ++i) {
-    CHECK(rs[i].a == val(5, prev, i) && rs[i].d == 0.5 + val(5, prev, i) && rs[i].c == (char)('a' + prev + i));
+    CHECK(rs[i].a == val(5, prev, i) && rs[i].d == 0.5 + val(5, prev, i) &&
+          rs[i].c == (char)('a' + prev + i));
     CHECK(rs[i].b[0] == -val(5, prev, i) && rs[i].b[1] == i);
     const unsigned char *raw = (const unsigned char *)&rs[i];
-    for (size_t b = offsetof(struct S, a) + sizeof(int); b < offsetof(struct S, d); ++b) CHECK(raw[b] == 0x33);
+    for (size_t b = offsetof(struct S, a) + sizeof(int); b < offsetof(struct S, d); ++b)
+      CHECK(raw[b] == 0x33);
     for (size_t b = offsetof(struct S, c) + 1; b < offsetof(struct S, b); ++b) CHECK(raw[b] == 0x33);
   }
   counts("struct", &st, stype_r);
@@ -273,7 +279,8 @@ int main(int argc, char **argv) {
   free(attach);
 
   /* 13. MPI_BOTTOM with absolute addresses. */
-  int x = val(14, rank, 0), y[2] = {val(14, rank, 1), val(14, rank, 2)}, rx = SENTINEL, ry[2] = {SENTINEL, SENTINEL};
+  int x = val(14, rank, 0), y[2] = {val(14, rank, 1), val(14, rank, 2)}, rx = SENTINEL,
+      ry[2] = {SENTINEL, SENTINEL};
   MPI_Aint ax[2], arx[2];
   CHECK_MPI(MPI_Get_address(&x, &ax[0]));
   CHECK_MPI(MPI_Get_address(y, &ax[1]));
@@ -298,7 +305,8 @@ int main(int argc, char **argv) {
   y[0] = val(14, rank, 3);
   ring(MPI_BOTTOM, 1, abs_s, MPI_BOTTOM, 1, abs_r, &st);
   CHECK(ry[0] == val(14, prev, 3) && ry[1] == val(14, prev, 2));
-  CHECK_MPI(MPI_Sendrecv(MPI_BOTTOM, 1, abs_s, next, 17, MPI_BOTTOM, 1, abs_r, prev, 17, MPI_COMM_WORLD, &st));
+  CHECK_MPI(
+      MPI_Sendrecv(MPI_BOTTOM, 1, abs_s, next, 17, MPI_BOTTOM, 1, abs_r, prev, 17, MPI_COMM_WORLD, &st));
   CHECK(ry[0] == val(14, prev, 3));
   CHECK_MPI(MPI_Type_free(&abs_s));
   CHECK_MPI(MPI_Type_free(&abs_r));

@@ -70,8 +70,12 @@ class RefBuilder {
   Ref build() {
     r_.xlb = !xlbs_.empty();
     r_.xub = !xubs_.empty();
-    auto min_of = [](const std::vector<MPI_Aint>& v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); };
-    auto max_of = [](const std::vector<MPI_Aint>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); };
+    auto min_of = [](const std::vector<MPI_Aint>& v) {
+      return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+    };
+    auto max_of = [](const std::vector<MPI_Aint>& v) {
+      return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+    };
     r_.lb = r_.xlb ? min_of(xlbs_) : min_of(lbs_);
     r_.ub = r_.xub ? max_of(xubs_) : max_of(ubs_);
     if (!r_.xub) {
@@ -104,7 +108,8 @@ class Gen {
   int in(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
 
   Pair type(int depth) {
-    static const MPI_Datatype kBasics[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_DOUBLE, MPI_DOUBLE_INT, MPI_SHORT_INT};
+    static const MPI_Datatype kBasics[] = {MPI_CHAR,   MPI_SHORT,      MPI_INT,
+                                           MPI_DOUBLE, MPI_DOUBLE_INT, MPI_SHORT_INT};
     if (depth == 0 || in(0, 9) < 3) return basic(kBasics[in(0, 5)]);
     Pair old = type(depth - 1);
     MPI_Aint ext = old.r.extent();
@@ -114,7 +119,7 @@ class Gen {
       case 0:  // contiguous
         b.add(old, 0, std::size_t(count));
         break;
-      case 1:  // vector
+      case 1:    // vector
       case 2: {  // hvector
         int bl = in(0, 3);
         MPI_Aint stride = in(-6, 6);
@@ -122,7 +127,7 @@ class Gen {
         for (int i = 0; i < count; ++i) b.add(old, MPI_Aint(i) * step, std::size_t(bl));
         break;
       }
-      case 3:  // indexed
+      case 3:    // indexed
       case 4: {  // hindexed / indexed_block
         bool bytes = in(0, 1) != 0;
         int one_bl = in(0, 1) != 0 ? in(0, 3) : -1;
@@ -203,7 +208,8 @@ TEST(DatatypeFlatten, RandomNestingsMatchTheTypemap) {
     ASSERT_EQ(t.size, size);
     ASSERT_EQ(t.elements, r.map.size());
     ASSERT_EQ(t.lb, r.lb);
-    ASSERT_EQ(t.ub, r.ub) << "lb " << t.lb << " xlb " << t.explicit_lb << r.xlb << " xub " << t.explicit_ub << r.xub << " align " << t.align << "/" << r.align << " size " << size << " map " << r.map.size();
+    ASSERT_EQ(t.ub, r.ub) << "explicit ub " << t.explicit_ub << r.xub << ", align " << t.align << "/"
+                          << r.align;
     if (size != 0) {
       ASSERT_EQ(t.true_lb, tlb);
       ASSERT_EQ(t.true_ub, tub);
@@ -219,7 +225,8 @@ TEST(DatatypeFlatten, RandomNestingsMatchTheTypemap) {
     std::size_t count = std::size_t(gen.in(0, 3));
     // Pack: the typemap's bytes in order.
     Arena src(r, count, 0);
-    for (std::size_t i = 0; i < src.bytes().size(); ++i) src.bytes()[i] = static_cast<unsigned char>(i * 7 + 3);
+    for (std::size_t i = 0; i < src.bytes().size(); ++i)
+      src.bytes()[i] = static_cast<unsigned char>(i * 7 + 3);
     std::vector<unsigned char> want, got(count * size + 1, 0xee);
     for (std::size_t i = 0; i < count; ++i) {
       for (const Elem& e : r.map) {
@@ -298,6 +305,18 @@ TEST(DatatypeFlatten, RegistryForgetsFreedHandlesButHoldersKeepTheType) {
   EXPECT_EQ(find_type(h), nullptr);
   EXPECT_FALSE(unregister_type(h));
   EXPECT_EQ(held->size, 12U);  // a request that holds it still reads it
+}
+
+TEST(DatatypeFlatten, TooLargeToFlattenThrowsBeforeAllocating) {
+  TypeBuilder b;
+  TypeBuilder gap;
+  gap.add(*find_type(MPI_INT), 0, 1);
+  gap.add(*find_type(MPI_INT), 8, 1);  // two blocks per copy
+  auto two = gap.build();
+  EXPECT_THROW(b.add(*two, 0, kMaxFlatEntries), TypeTooLarge);
+  EXPECT_THROW(b.expect(kMaxFlatEntries + 1), TypeTooLarge);
+  b.add(*find_type(MPI_DOUBLE), 0, std::size_t(1) << 40);  // contiguous copies merge: one block
+  EXPECT_EQ(b.build()->blocks.size(), 1U);
 }
 
 TEST(DatatypeFlatten, VectorPacksByBlocks) {
