@@ -44,6 +44,29 @@ std::string at(const char* arg, int i) {
   return std::string(arg) + "[" + std::to_string(i) + "]";
 }
 
+/// Records how the new type `t` was made (MPI_Type_get_contents).
+void describe(MPI_Datatype t, int combiner, std::vector<int> ints, std::vector<MPI_Aint> aints,
+              const MPI_Datatype* types, int ntypes) {
+  auto c = std::make_shared<Contents>();
+  c->combiner = combiner;
+  c->ints = std::move(ints);
+  c->aints = std::move(aints);
+  for (int i = 0; i < ntypes; ++i) {
+    std::shared_ptr<Type> d = find_derived(types[i]);
+    c->handles.push_back(d ? nullptr : types[i]);
+    c->held.push_back(std::move(d));
+  }
+  find_derived(t)->contents = std::move(c);
+}
+
+/// {count, a[0..count), b[0..count)} (b may be absent).
+std::vector<int> ints_of(int count, const int* a, const int* b = nullptr) {
+  std::vector<int> v{count};
+  if (a != nullptr) v.insert(v.end(), a, a + count);
+  if (b != nullptr) v.insert(v.end(), b, b + count);
+  return v;
+}
+
 /// Blocks of `count` groups of `per` blocks, saturated past the limit.
 std::size_t copies_blocks(std::size_t per, int count) {
   auto n = std::size_t(std::max(1, count));
@@ -125,15 +148,20 @@ int constructor(const char* fn, const Body& body) {
 using namespace takyon::mpi;
 
 extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return constructor("MPI_Type_contiguous",
-                     [&] { return vector("MPI_Type_contiguous", count, 1, 1, false, oldtype, newtype); });
+  return constructor("MPI_Type_contiguous", [&] {
+    int rc = vector("MPI_Type_contiguous", count, 1, 1, false, oldtype, newtype);
+    describe(*newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, &oldtype, 1);
+    return rc;
+  });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_contiguous)
 
 extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                                 MPI_Datatype* newtype) {
   return constructor("MPI_Type_vector", [&] {
-    return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+    int rc = vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+    describe(*newtype, MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, &oldtype, 1);
+    return rc;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_vector)
@@ -141,7 +169,9 @@ TAKYON_MPI_WEAK_ALIAS(Type_vector)
 extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                         MPI_Datatype* newtype) {
   return constructor("MPI_Type_create_hvector", [&] {
-    return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
+    int rc = vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
+    describe(*newtype, MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, &oldtype, 1);
+    return rc;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_hvector)
@@ -150,8 +180,11 @@ extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                                  const int array_of_displacements[], MPI_Datatype oldtype,
                                  MPI_Datatype* newtype) {
   return constructor("MPI_Type_indexed", [&] {
-    return blocks("MPI_Type_indexed", count, array_of_blocklengths, -1, array_of_displacements, false,
-                  oldtype, newtype);
+    int rc = blocks("MPI_Type_indexed", count, array_of_blocklengths, -1, array_of_displacements, false,
+                    oldtype, newtype);
+    describe(*newtype, MPI_COMBINER_INDEXED, ints_of(count, array_of_blocklengths, array_of_displacements),
+             {}, &oldtype, 1);
+    return rc;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_indexed)
@@ -160,8 +193,11 @@ extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blockleng
                                          const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                          MPI_Datatype* newtype) {
   return constructor("MPI_Type_create_hindexed", [&] {
-    return blocks("MPI_Type_create_hindexed", count, array_of_blocklengths, -1, array_of_displacements, true,
-                  oldtype, newtype);
+    int rc = blocks("MPI_Type_create_hindexed", count, array_of_blocklengths, -1, array_of_displacements,
+                    true, oldtype, newtype);
+    describe(*newtype, MPI_COMBINER_HINDEXED, ints_of(count, array_of_blocklengths),
+             {array_of_displacements, array_of_displacements + count}, &oldtype, 1);
+    return rc;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_hindexed)
@@ -169,8 +205,12 @@ TAKYON_MPI_WEAK_ALIAS(Type_create_hindexed)
 extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return constructor("MPI_Type_create_indexed_block", [&] {
-    return blocks("MPI_Type_create_indexed_block", count, nullptr, blocklength, array_of_displacements, false,
-                  oldtype, newtype);
+    int rc = blocks("MPI_Type_create_indexed_block", count, nullptr, blocklength, array_of_displacements,
+                    false, oldtype, newtype);
+    std::vector<int> ints{count, blocklength};
+    ints.insert(ints.end(), array_of_displacements, array_of_displacements + count);
+    describe(*newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(ints), {}, &oldtype, 1);
+    return rc;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_indexed_block)
@@ -179,8 +219,11 @@ extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                                const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                                MPI_Datatype* newtype) {
   return constructor("MPI_Type_create_hindexed_block", [&] {
-    return blocks("MPI_Type_create_hindexed_block", count, nullptr, blocklength, array_of_displacements, true,
-                  oldtype, newtype);
+    int rc = blocks("MPI_Type_create_hindexed_block", count, nullptr, blocklength, array_of_displacements,
+                    true, oldtype, newtype);
+    describe(*newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength},
+             {array_of_displacements, array_of_displacements + count}, &oldtype, 1);
+    return rc;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_hindexed_block)
@@ -201,7 +244,10 @@ extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklength
       const Type& old = old_type(array_of_types[i], fn, at("array_of_types", i).c_str());
       b.add(old, array_of_displacements[i], std::size_t(array_of_blocklengths[i]));
     }
-    return publish(b, newtype);
+    publish(b, newtype);
+    describe(*newtype, MPI_COMBINER_STRUCT, ints_of(count, array_of_blocklengths),
+             {array_of_displacements, array_of_displacements + count}, array_of_types, count);
+    return MPI_SUCCESS;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_struct)
@@ -264,6 +310,11 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
     t->explicit_lb = t->explicit_ub = true;
     t->finish();
     *newtype = register_type(std::move(t));
+    std::vector<int> ints{ndims};
+    for (const int* a : {array_of_sizes, array_of_subsizes, array_of_starts})
+      ints.insert(ints.end(), a, a + ndims);
+    ints.push_back(order);
+    describe(*newtype, MPI_COMBINER_SUBARRAY, std::move(ints), {}, &oldtype, 1);
     return MPI_SUCCESS;
   });
 }
@@ -283,6 +334,7 @@ extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_A
     t->explicit_lb = t->explicit_ub = true;
     t->finish();
     *newtype = register_type(std::move(t));
+    describe(*newtype, MPI_COMBINER_RESIZED, {}, {lb, extent}, &oldtype, 1);
     return MPI_SUCCESS;
   });
 }
@@ -296,6 +348,7 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     t->predefined = false;  // a dup of a predefined type is committed (as its original) and freeable
     t->name.clear();
     *newtype = register_type(std::move(t));
+    describe(*newtype, MPI_COMBINER_DUP, {}, {}, &oldtype, 1);
     return MPI_SUCCESS;
   });
 }

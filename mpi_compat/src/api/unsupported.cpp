@@ -116,8 +116,6 @@ TAKYON_MPI_UNSUPPORTED(Group_excl, (MPI_Group group, int n, const int ranks[], M
 TAKYON_MPI_UNSUPPORTED(Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
 TAKYON_MPI_UNSUPPORTED(Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
 TAKYON_MPI_UNSUPPORTED(Group_free, (MPI_Group *group))
-TAKYON_MPI_UNSUPPORTED(Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
-TAKYON_MPI_UNSUPPORTED(Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
 TAKYON_MPI_UNSUPPORTED(Topo_test, (MPI_Comm comm, int *status))
 TAKYON_MPI_UNSUPPORTED(Dims_create, (int nnodes, int ndims, int dims[]))
 TAKYON_MPI_UNSUPPORTED(Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))

@@ -28,6 +28,17 @@ struct ElemRun {
   std::size_t count = 0;
 };
 
+struct Type;
+
+/// How a derived type was made, for MPI_Type_get_envelope / MPI_Type_get_contents.
+struct Contents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> handles;              ///< the input types: predefined handles, else nullptr
+  std::vector<std::shared_ptr<const Type>> held;  ///< the derived input types (kept alive), else nullptr
+};
+
 struct Type {
   std::vector<Block> blocks;
   std::vector<ElemRun> elems;
@@ -44,6 +55,7 @@ struct Type {
   bool predefined = false;
   bool contiguous = false;  ///< one block at lb of extent bytes: moves in place
   std::string name;
+  std::shared_ptr<const Contents> contents;  ///< derived types: the constructor and its arguments
 
   [[nodiscard]] MPI_Aint extent() const { return ub - lb; }
   /// Computes `contiguous` (after blocks and bounds are final).

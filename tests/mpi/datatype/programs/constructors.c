@@ -20,6 +20,81 @@ static void show(const char *what, MPI_Datatype t) {
          (long)extent, (long)tlb, (long)textent);
 }
 
+static const char *combiner_name(int c) {
+  switch (c) {
+    case MPI_COMBINER_NAMED:
+      return "NAMED";
+    case MPI_COMBINER_DUP:
+      return "DUP";
+    case MPI_COMBINER_CONTIGUOUS:
+      return "CONTIGUOUS";
+    case MPI_COMBINER_VECTOR:
+      return "VECTOR";
+    case MPI_COMBINER_HVECTOR:
+      return "HVECTOR";
+    case MPI_COMBINER_INDEXED:
+      return "INDEXED";
+    case MPI_COMBINER_HINDEXED:
+      return "HINDEXED";
+    case MPI_COMBINER_INDEXED_BLOCK:
+      return "INDEXED_BLOCK";
+    case MPI_COMBINER_HINDEXED_BLOCK:
+      return "HINDEXED_BLOCK";
+    case MPI_COMBINER_STRUCT:
+      return "STRUCT";
+    case MPI_COMBINER_SUBARRAY:
+      return "SUBARRAY";
+    case MPI_COMBINER_RESIZED:
+      return "RESIZED";
+    default:
+      return "other";
+  }
+}
+
+/* MPI_Type_get_envelope and get_contents: the constructor, its integers and addresses, and its input
+ * types (predefined ones by name; derived ones by their own combiner and size, then freed). */
+static void contents(const char *what, MPI_Datatype t) {
+  int ni = -1, na = -1, nd = -1, comb = -1;
+  CHECK_MPI(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+  PRINT0("  %s: %s ints %d addresses %d types %d:", what, combiner_name(comb), ni, na, nd);
+  if (comb == MPI_COMBINER_NAMED) {
+    PRINT0("\n");
+    return;
+  }
+  int ints[64];
+  MPI_Aint aints[64];
+  MPI_Datatype types[64];
+  CHECK(ni <= 64 && na <= 64 && nd <= 64);
+  CHECK_MPI(MPI_Type_get_contents(t, ni, na, nd, ints, aints, types));
+  for (int i = 0; i < ni; ++i) {
+    if (comb == MPI_COMBINER_SUBARRAY && i == ni - 1) { /* the order constants differ between ABIs */
+      PRINT0(" %s", ints[i] == MPI_ORDER_C         ? "MPI_ORDER_C"
+                    : ints[i] == MPI_ORDER_FORTRAN ? "MPI_ORDER_FORTRAN"
+                                                   : "?");
+    } else {
+      PRINT0(" %d", ints[i]);
+    }
+  }
+  PRINT0(" |");
+  for (int i = 0; i < na; ++i) PRINT0(" %ld", (long)aints[i]);
+  PRINT0(" |");
+  for (int i = 0; i < nd; ++i) {
+    int ci, ca, cd, cc, size;
+    CHECK_MPI(MPI_Type_get_envelope(types[i], &ci, &ca, &cd, &cc));
+    if (cc == MPI_COMBINER_NAMED) {
+      char name[MPI_MAX_OBJECT_NAME];
+      int len;
+      CHECK_MPI(MPI_Type_get_name(types[i], name, &len));
+      PRINT0(" %s", name);
+    } else {
+      CHECK_MPI(MPI_Type_size(types[i], &size));
+      PRINT0(" derived %s of size %d", combiner_name(cc), size);
+      CHECK_MPI(MPI_Type_free(&types[i]));
+    }
+  }
+  PRINT0("\n");
+}
+
 static MPI_Datatype commit(MPI_Datatype t) {
   CHECK_MPI(MPI_Type_commit(&t));
   return t;
@@ -33,6 +108,8 @@ static void done(MPI_Datatype *t) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Datatype t, u, v;
+
+  contents("MPI_INT", MPI_INT);
 
   /* Predefined types and their names. */
   const MPI_Datatype named[] = {MPI_CHAR,           MPI_INT,       MPI_DOUBLE,           MPI_FLOAT,
@@ -51,12 +128,14 @@ int main(int argc, char **argv) {
   /* contiguous, vector (positive and negative stride), hvector */
   CHECK_MPI(MPI_Type_contiguous(5, MPI_INT, &t));
   show("contiguous(5,int)", t);
+  contents("contiguous", t);
   done(&t);
   CHECK_MPI(MPI_Type_contiguous(0, MPI_DOUBLE, &t));
   show("contiguous(0,double)", t);
   done(&t);
   CHECK_MPI(MPI_Type_vector(3, 2, 5, MPI_INT, &t));
   show("vector(3,2,5,int)", t);
+  contents("vector", t);
   CHECK_MPI(MPI_Type_vector(4, 1, -3, MPI_DOUBLE, &u));
   show("vector(4,1,-3,double)", u);
   CHECK_MPI(MPI_Type_contiguous(2, t, &v));
@@ -67,6 +146,7 @@ int main(int argc, char **argv) {
   done(&v);
   CHECK_MPI(MPI_Type_create_hvector(3, 1, -40, u, &v));
   show("hvector(3,1,-40,negvector)", v);
+  contents("hvector", v);
   done(&v);
   done(&u);
   CHECK_MPI(MPI_Type_create_hvector(3, 2, 20, MPI_SHORT, &u));
@@ -81,16 +161,20 @@ int main(int argc, char **argv) {
   show("indexed(int)", u);
   CHECK_MPI(MPI_Type_indexed(3, bl, disp, t, &v));
   show("indexed(vector)", v);
+  contents("indexed", v);
   done(&v);
   done(&u);
   CHECK_MPI(MPI_Type_create_hindexed(3, bl, hdisp, MPI_INT, &u));
   show("hindexed(int)", u);
+  contents("hindexed", u);
   done(&u);
   CHECK_MPI(MPI_Type_create_indexed_block(3, 2, disp, MPI_DOUBLE, &u));
   show("indexed_block(2,double)", u);
+  contents("indexed_block", u);
   done(&u);
   CHECK_MPI(MPI_Type_create_hindexed_block(3, 1, hdisp, MPI_CHAR, &u));
   show("hindexed_block(1,char)", u);
+  contents("hindexed_block", u);
   done(&u);
   CHECK_MPI(MPI_Type_create_hindexed_block(2, 3, hdisp, t, &u));
   show("hindexed_block(3,vector)", u);
@@ -123,6 +207,7 @@ int main(int argc, char **argv) {
   int sbl2[3] = {2, 3, 1};
   CHECK_MPI(MPI_Type_create_struct(3, sbl2, sdisp2, stypes2, &v));
   show("struct{struct,double_int,vec}", v);
+  contents("struct", v);
   done(&v);
   MPI_Datatype ic[2] = {MPI_INT, MPI_CHAR};
   MPI_Aint icd[2] = {0, 4};
@@ -139,6 +224,7 @@ int main(int argc, char **argv) {
   /* resized: explicit bounds win inside later constructors; dup keeps the layout */
   CHECK_MPI(MPI_Type_create_resized(u, -8, 64, &v));
   show("resized(struct,-8,64)", v);
+  contents("resized", v);
   MPI_Datatype w;
   CHECK_MPI(MPI_Type_contiguous(3, v, &w));
   show("contiguous(3,resized)", w);
@@ -160,6 +246,7 @@ int main(int argc, char **argv) {
   done(&w);
   CHECK_MPI(MPI_Type_dup(MPI_DOUBLE_INT, &w));
   show("dup(MPI_DOUBLE_INT)", w);
+  contents("dup", w);
   done(&w);
   done(&v);
   done(&u);
@@ -168,6 +255,7 @@ int main(int argc, char **argv) {
   int sizes[3] = {4, 5, 6}, subs[3] = {2, 3, 2}, starts[3] = {1, 2, 3};
   CHECK_MPI(MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &u));
   show("subarray C 4x5x6", u);
+  contents("subarray", u);
   done(&u);
   CHECK_MPI(MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_DOUBLE, &u));
   show("subarray Fortran 4x5x6", u);

@@ -97,6 +97,14 @@ int main(int argc, char **argv) {
   /* Open MPI 4.1 does not check MPI_Pack_size's count. */
   TAKYON_ONLY("pack_size with count -4", MPI_Pack_size(-4, t, MPI_COMM_WORLD, &size), MPI_ERR_COUNT);
 
+  /* Contents of a predefined type; arrays too short for a type's contents. */
+  int ints[4];
+  MPI_Aint aints[4];
+  MPI_Datatype dts[4];
+  expect("get_contents of MPI_INT", MPI_Type_get_contents(MPI_INT, 4, 4, 4, ints, aints, dts), MPI_ERR_TYPE);
+  expect("get_contents with max_integers 2 for a vector",
+         MPI_Type_get_contents(t, 2, 4, 4, ints, aints, dts), MPI_ERR_ARG);
+
   /* Subarrays that do not fit. */
   int sizes[2] = {4, 4}, subs[2] = {2, 5}, starts[2] = {0, 0};
   expect("subarray with subsize > size",
