@@ -3,7 +3,8 @@
  * sends to itself): vector, indexed with negative displacements, struct, resized, pair types; eager
  * and rendezvous sizes; contiguous sender to vector receiver and back; partial receives with
  * Get_count/Get_elements; Probe + Get_elements; ANY_SOURCE; Sendrecv(_replace); persistent requests;
- * Bsend; MPI_BOTTOM with absolute addresses; Type_free while a receive is in flight. Every received
+ * Bsend; MPI_BOTTOM with absolute addresses; Type_free while a receive is in flight; truncation;
+ * Request_get_status. Every received
  * element is checked, and every hole of a receive buffer must still hold its sentinel. np 1-5. */
 #include <stddef.h>
 
@@ -321,7 +322,22 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
   check_ints("type freed in flight", rbuf, kVecInts, pos, kElems, 1, prev);
 
-  /* 15. Request_get_status: once it says complete, the data is in the user's buffer (before Wait). */
+  /* 15. Truncation into a derived type: MPI_ERR_TRUNCATE, the typemap's prefix delivered, holes kept. */
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int longer[kElems + 6];
+  for (int k = 0; k < kElems + 6; ++k) longer[k] = val(3, rank, k);
+  fill_sentinel(rbuf, kVecInts);
+  CHECK_MPI(MPI_Isend(longer, kElems + 6, MPI_INT, next, 18, MPI_COMM_WORLD, &q));
+  int rc = MPI_Recv(rbuf, kItems, vec, prev, 18, MPI_COMM_WORLD, &st);
+  int cls = -1;
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_TRUNCATE);
+  CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+  check_ints("truncated", rbuf, kVecInts, pos, kElems, 3, prev);
+  PRINT0("truncated receive into a vector: MPI_ERR_TRUNCATE, prefix delivered\n");
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
+  /* 16. Request_get_status: once it says complete, the data is in the user's buffer (before Wait). */
   fill_sentinel(rbuf, kVecInts);
   CHECK_MPI(MPI_Irecv(rbuf, kItems, vec, prev, 16, MPI_COMM_WORLD, &pr[0]));
   CHECK_MPI(MPI_Isend(sbuf, kItems, vec, next, 16, MPI_COMM_WORLD, &pr[1]));
