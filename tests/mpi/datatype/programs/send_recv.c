@@ -4,8 +4,8 @@
  * and rendezvous sizes; contiguous sender to vector receiver and back; partial receives with
  * Get_count/Get_elements; Probe + Get_elements; ANY_SOURCE; Sendrecv(_replace); persistent requests;
  * Bsend; MPI_BOTTOM with absolute addresses; Type_free while a receive is in flight; truncation;
- * Request_get_status. Every received
- * element is checked, and every hole of a receive buffer must still hold its sentinel. np 1-5. */
+ * Request_get_status. Every received element is checked, and every hole of a receive buffer must
+ * still hold its sentinel. np 1-5. */
 #include <stddef.h>
 
 #include "test_util.h"
