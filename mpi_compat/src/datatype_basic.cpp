@@ -4,6 +4,7 @@
 
 #include <array>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <cwchar>
 
@@ -23,78 +24,103 @@ struct Pair {
   B b;
 };
 
+/// One basic element of `size` bytes, aligned like a C scalar of that size unless told.
+constexpr BasicType simple(std::size_t size, const char* name, std::size_t align = 0) {
+  BasicType t;
+  t.size = size;
+  t.extent = size;
+  t.align = align != 0 ? align : size < 16 ? size : 16;
+  t.name = name;
+  return t;
+}
+
+/// The MINLOC/MAXLOC pair types: size is the sum of the members, extent the C struct's (padding).
+template <class A, class B>
+constexpr BasicType pair(const char* name) {
+  using P = Pair<A, B>;
+  BasicType t;
+  t.size = sizeof(A) + sizeof(B);
+  t.extent = sizeof(Pair<A, B>);
+  t.first = sizeof(A);
+  t.second_offset = offsetof(P, b);
+  t.elements = 2;
+  t.align = alignof(Pair<A, B>);
+  t.name = name;
+  return t;
+}
+
 std::array<BasicType, 256> build() {
   const Entry entries[] = {
-      {MPI_AINT, {sizeof(MPI_Aint), 0, 1, "MPI_AINT"}},
-      {MPI_COUNT, {sizeof(MPI_Count), 0, 1, "MPI_COUNT"}},
-      {MPI_OFFSET, {sizeof(MPI_Offset), 0, 1, "MPI_OFFSET"}},
-      {MPI_PACKED, {1, 0, 1, "MPI_PACKED"}},
-      {MPI_SHORT, {sizeof(short), 0, 1, "MPI_SHORT"}},
-      {MPI_INT, {sizeof(int), 0, 1, "MPI_INT"}},
-      {MPI_LONG, {sizeof(long), 0, 1, "MPI_LONG"}},
-      {MPI_LONG_LONG, {sizeof(long long), 0, 1, "MPI_LONG_LONG"}},
-      {MPI_UNSIGNED_SHORT, {sizeof(unsigned short), 0, 1, "MPI_UNSIGNED_SHORT"}},
-      {MPI_UNSIGNED, {sizeof(unsigned), 0, 1, "MPI_UNSIGNED"}},
-      {MPI_UNSIGNED_LONG, {sizeof(unsigned long), 0, 1, "MPI_UNSIGNED_LONG"}},
-      {MPI_UNSIGNED_LONG_LONG, {sizeof(unsigned long long), 0, 1, "MPI_UNSIGNED_LONG_LONG"}},
-      {MPI_FLOAT, {sizeof(float), 0, 1, "MPI_FLOAT"}},
-      {MPI_C_FLOAT_COMPLEX, {sizeof(std::complex<float>), 0, 1, "MPI_C_FLOAT_COMPLEX"}},
-      {MPI_CXX_FLOAT_COMPLEX, {sizeof(std::complex<float>), 0, 1, "MPI_CXX_FLOAT_COMPLEX"}},
-      {MPI_DOUBLE, {sizeof(double), 0, 1, "MPI_DOUBLE"}},
-      {MPI_C_DOUBLE_COMPLEX, {sizeof(std::complex<double>), 0, 1, "MPI_C_DOUBLE_COMPLEX"}},
-      {MPI_CXX_DOUBLE_COMPLEX, {sizeof(std::complex<double>), 0, 1, "MPI_CXX_DOUBLE_COMPLEX"}},
-      {MPI_LOGICAL, {4, 0, 1, "MPI_LOGICAL"}},
-      {MPI_INTEGER, {4, 0, 1, "MPI_INTEGER"}},
-      {MPI_REAL, {4, 0, 1, "MPI_REAL"}},
-      {MPI_COMPLEX, {8, 0, 1, "MPI_COMPLEX"}},
-      {MPI_DOUBLE_PRECISION, {8, 0, 1, "MPI_DOUBLE_PRECISION"}},
-      {MPI_DOUBLE_COMPLEX, {16, 0, 1, "MPI_DOUBLE_COMPLEX"}},
-      {MPI_CHARACTER, {1, 0, 1, "MPI_CHARACTER"}},
-      {MPI_LONG_DOUBLE, {sizeof(long double), 0, 1, "MPI_LONG_DOUBLE"}},
-      {MPI_C_LONG_DOUBLE_COMPLEX, {sizeof(std::complex<long double>), 0, 1, "MPI_C_LONG_DOUBLE_COMPLEX"}},
-      {MPI_CXX_LONG_DOUBLE_COMPLEX, {sizeof(std::complex<long double>), 0, 1, "MPI_CXX_LONG_DOUBLE_COMPLEX"}},
-      {MPI_FLOAT_INT, {sizeof(Pair<float, int>), sizeof(float), 2, "MPI_FLOAT_INT"}},
-      {MPI_DOUBLE_INT, {sizeof(Pair<double, int>), sizeof(double), 2, "MPI_DOUBLE_INT"}},
-      {MPI_LONG_INT, {sizeof(Pair<long, int>), sizeof(long), 2, "MPI_LONG_INT"}},
-      {MPI_2INT, {sizeof(Pair<int, int>), sizeof(int), 2, "MPI_2INT"}},
-      {MPI_SHORT_INT, {sizeof(Pair<short, int>), sizeof(short), 2, "MPI_SHORT_INT"}},
-      {MPI_LONG_DOUBLE_INT, {sizeof(Pair<long double, int>), sizeof(long double), 2, "MPI_LONG_DOUBLE_INT"}},
-      {MPI_2REAL, {8, 4, 2, "MPI_2REAL"}},
-      {MPI_2DOUBLE_PRECISION, {16, 8, 2, "MPI_2DOUBLE_PRECISION"}},
-      {MPI_2INTEGER, {8, 4, 2, "MPI_2INTEGER"}},
-      {MPI_C_BOOL, {sizeof(bool), 0, 1, "MPI_C_BOOL"}},
-      {MPI_CXX_BOOL, {sizeof(bool), 0, 1, "MPI_CXX_BOOL"}},
-      {MPI_WCHAR, {sizeof(wchar_t), 0, 1, "MPI_WCHAR"}},
-      {MPI_INT8_T, {1, 0, 1, "MPI_INT8_T"}},
-      {MPI_UINT8_T, {1, 0, 1, "MPI_UINT8_T"}},
-      {MPI_CHAR, {1, 0, 1, "MPI_CHAR"}},
-      {MPI_SIGNED_CHAR, {1, 0, 1, "MPI_SIGNED_CHAR"}},
-      {MPI_UNSIGNED_CHAR, {1, 0, 1, "MPI_UNSIGNED_CHAR"}},
-      {MPI_BYTE, {1, 0, 1, "MPI_BYTE"}},
-      {MPI_INT16_T, {2, 0, 1, "MPI_INT16_T"}},
-      {MPI_UINT16_T, {2, 0, 1, "MPI_UINT16_T"}},
-      {MPI_INT32_T, {4, 0, 1, "MPI_INT32_T"}},
-      {MPI_UINT32_T, {4, 0, 1, "MPI_UINT32_T"}},
-      {MPI_INT64_T, {8, 0, 1, "MPI_INT64_T"}},
-      {MPI_UINT64_T, {8, 0, 1, "MPI_UINT64_T"}},
-      {MPI_LOGICAL1, {1, 0, 1, "MPI_LOGICAL1"}},
-      {MPI_INTEGER1, {1, 0, 1, "MPI_INTEGER1"}},
-      {MPI_LOGICAL2, {2, 0, 1, "MPI_LOGICAL2"}},
-      {MPI_INTEGER2, {2, 0, 1, "MPI_INTEGER2"}},
-      {MPI_REAL2, {2, 0, 1, "MPI_REAL2"}},
-      {MPI_LOGICAL4, {4, 0, 1, "MPI_LOGICAL4"}},
-      {MPI_INTEGER4, {4, 0, 1, "MPI_INTEGER4"}},
-      {MPI_REAL4, {4, 0, 1, "MPI_REAL4"}},
-      {MPI_COMPLEX4, {4, 0, 1, "MPI_COMPLEX4"}},
-      {MPI_LOGICAL8, {8, 0, 1, "MPI_LOGICAL8"}},
-      {MPI_INTEGER8, {8, 0, 1, "MPI_INTEGER8"}},
-      {MPI_REAL8, {8, 0, 1, "MPI_REAL8"}},
-      {MPI_COMPLEX8, {8, 0, 1, "MPI_COMPLEX8"}},
-      {MPI_LOGICAL16, {16, 0, 1, "MPI_LOGICAL16"}},
-      {MPI_INTEGER16, {16, 0, 1, "MPI_INTEGER16"}},
-      {MPI_REAL16, {16, 0, 1, "MPI_REAL16"}},
-      {MPI_COMPLEX16, {16, 0, 1, "MPI_COMPLEX16"}},
-      {MPI_COMPLEX32, {32, 0, 1, "MPI_COMPLEX32"}},
+      {MPI_AINT, simple(sizeof(MPI_Aint), "MPI_AINT")},
+      {MPI_COUNT, simple(sizeof(MPI_Count), "MPI_COUNT")},
+      {MPI_OFFSET, simple(sizeof(MPI_Offset), "MPI_OFFSET")},
+      {MPI_PACKED, simple(1, "MPI_PACKED")},
+      {MPI_SHORT, simple(sizeof(short), "MPI_SHORT")},
+      {MPI_INT, simple(sizeof(int), "MPI_INT")},
+      {MPI_LONG, simple(sizeof(long), "MPI_LONG")},
+      {MPI_LONG_LONG, simple(sizeof(long long), "MPI_LONG_LONG")},
+      {MPI_UNSIGNED_SHORT, simple(sizeof(unsigned short), "MPI_UNSIGNED_SHORT")},
+      {MPI_UNSIGNED, simple(sizeof(unsigned), "MPI_UNSIGNED")},
+      {MPI_UNSIGNED_LONG, simple(sizeof(unsigned long), "MPI_UNSIGNED_LONG")},
+      {MPI_UNSIGNED_LONG_LONG, simple(sizeof(unsigned long long), "MPI_UNSIGNED_LONG_LONG")},
+      {MPI_FLOAT, simple(sizeof(float), "MPI_FLOAT")},
+      {MPI_C_FLOAT_COMPLEX, simple(sizeof(std::complex<float>), "MPI_C_FLOAT_COMPLEX", alignof(float))},
+      {MPI_CXX_FLOAT_COMPLEX, simple(sizeof(std::complex<float>), "MPI_CXX_FLOAT_COMPLEX", alignof(float))},
+      {MPI_DOUBLE, simple(sizeof(double), "MPI_DOUBLE")},
+      {MPI_C_DOUBLE_COMPLEX, simple(sizeof(std::complex<double>), "MPI_C_DOUBLE_COMPLEX", alignof(double))},
+      {MPI_CXX_DOUBLE_COMPLEX, simple(sizeof(std::complex<double>), "MPI_CXX_DOUBLE_COMPLEX", alignof(double))},
+      {MPI_LOGICAL, simple(4, "MPI_LOGICAL")},
+      {MPI_INTEGER, simple(4, "MPI_INTEGER")},
+      {MPI_REAL, simple(4, "MPI_REAL")},
+      {MPI_COMPLEX, simple(8, "MPI_COMPLEX", 4)},
+      {MPI_DOUBLE_PRECISION, simple(8, "MPI_DOUBLE_PRECISION")},
+      {MPI_DOUBLE_COMPLEX, simple(16, "MPI_DOUBLE_COMPLEX", 8)},
+      {MPI_CHARACTER, simple(1, "MPI_CHARACTER")},
+      {MPI_LONG_DOUBLE, simple(sizeof(long double), "MPI_LONG_DOUBLE")},
+      {MPI_C_LONG_DOUBLE_COMPLEX, simple(sizeof(std::complex<long double>), "MPI_C_LONG_DOUBLE_COMPLEX", alignof(long double))},
+      {MPI_CXX_LONG_DOUBLE_COMPLEX, simple(sizeof(std::complex<long double>), "MPI_CXX_LONG_DOUBLE_COMPLEX", alignof(long double))},
+      {MPI_FLOAT_INT, pair<float, int>("MPI_FLOAT_INT")},
+      {MPI_DOUBLE_INT, pair<double, int>("MPI_DOUBLE_INT")},
+      {MPI_LONG_INT, pair<long, int>("MPI_LONG_INT")},
+      {MPI_2INT, pair<int, int>("MPI_2INT")},
+      {MPI_SHORT_INT, pair<short, int>("MPI_SHORT_INT")},
+      {MPI_LONG_DOUBLE_INT, pair<long double, int>("MPI_LONG_DOUBLE_INT")},
+      {MPI_2REAL, pair<float, float>("MPI_2REAL")},
+      {MPI_2DOUBLE_PRECISION, pair<double, double>("MPI_2DOUBLE_PRECISION")},
+      {MPI_2INTEGER, pair<int, int>("MPI_2INTEGER")},
+      {MPI_C_BOOL, simple(sizeof(bool), "MPI_C_BOOL")},
+      {MPI_CXX_BOOL, simple(sizeof(bool), "MPI_CXX_BOOL")},
+      {MPI_WCHAR, simple(sizeof(wchar_t), "MPI_WCHAR")},
+      {MPI_INT8_T, simple(1, "MPI_INT8_T")},
+      {MPI_UINT8_T, simple(1, "MPI_UINT8_T")},
+      {MPI_CHAR, simple(1, "MPI_CHAR")},
+      {MPI_SIGNED_CHAR, simple(1, "MPI_SIGNED_CHAR")},
+      {MPI_UNSIGNED_CHAR, simple(1, "MPI_UNSIGNED_CHAR")},
+      {MPI_BYTE, simple(1, "MPI_BYTE")},
+      {MPI_INT16_T, simple(2, "MPI_INT16_T")},
+      {MPI_UINT16_T, simple(2, "MPI_UINT16_T")},
+      {MPI_INT32_T, simple(4, "MPI_INT32_T")},
+      {MPI_UINT32_T, simple(4, "MPI_UINT32_T")},
+      {MPI_INT64_T, simple(8, "MPI_INT64_T")},
+      {MPI_UINT64_T, simple(8, "MPI_UINT64_T")},
+      {MPI_LOGICAL1, simple(1, "MPI_LOGICAL1")},
+      {MPI_INTEGER1, simple(1, "MPI_INTEGER1")},
+      {MPI_LOGICAL2, simple(2, "MPI_LOGICAL2")},
+      {MPI_INTEGER2, simple(2, "MPI_INTEGER2")},
+      {MPI_REAL2, simple(2, "MPI_REAL2")},
+      {MPI_LOGICAL4, simple(4, "MPI_LOGICAL4")},
+      {MPI_INTEGER4, simple(4, "MPI_INTEGER4")},
+      {MPI_REAL4, simple(4, "MPI_REAL4")},
+      {MPI_COMPLEX4, simple(4, "MPI_COMPLEX4", 2)},
+      {MPI_LOGICAL8, simple(8, "MPI_LOGICAL8")},
+      {MPI_INTEGER8, simple(8, "MPI_INTEGER8")},
+      {MPI_REAL8, simple(8, "MPI_REAL8")},
+      {MPI_COMPLEX8, simple(8, "MPI_COMPLEX8", 4)},
+      {MPI_LOGICAL16, simple(16, "MPI_LOGICAL16")},
+      {MPI_INTEGER16, simple(16, "MPI_INTEGER16")},
+      {MPI_REAL16, simple(16, "MPI_REAL16")},
+      {MPI_COMPLEX16, simple(16, "MPI_COMPLEX16", 8)},
+      {MPI_COMPLEX32, simple(32, "MPI_COMPLEX32", 16)},
   };
   std::array<BasicType, 256> table{};
   for (const Entry& e : entries) {
@@ -103,7 +129,12 @@ std::array<BasicType, 256> build() {
   return table;
 }
 
-const std::array<BasicType, 256> kTable = build();
+/// Built on first use: datatype/type.cpp builds its own static table from this one at load time,
+/// before this file's namespace-scope statics might be.
+const std::array<BasicType, 256>& table() {
+  static const std::array<BasicType, 256> t = build();
+  return t;
+}
 const BasicType kInvalid{};
 
 }  // namespace
@@ -111,7 +142,7 @@ const BasicType kInvalid{};
 const BasicType& basic_type(MPI_Datatype dt) {
   auto v = reinterpret_cast<std::intptr_t>(dt);
   if (v <= kBase || v >= kBase + 256) return kInvalid;
-  return kTable[std::size_t(v - kBase)];
+  return table()[std::size_t(v - kBase)];
 }
 
 }  // namespace takyon::mpi

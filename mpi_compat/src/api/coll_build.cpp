@@ -137,8 +137,8 @@ void check_reduction(const char* fn, int count, MPI_Datatype dt, MPI_Op op) {
     fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
   check_type(dt, fn);
   check_op(op, dt, fn);
-  if (!type_is_contiguous(dt))
-    fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
+  if (!reduces_packed(op, dt))
+    fail(MPI_ERR_TYPE, fn, "reductions need a predefined or contiguous datatype (argument datatype)");
 }
 
 void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bool nonempty) {

@@ -2,25 +2,50 @@
 // Argument checks, request handles and statuses for the point-to-point entry points (see common.hpp).
 #include "api/common.hpp"
 
+#include <memory>
 #include <string>
 
 #include "coll/schedule.hpp"
+#include "datatype/datatype.hpp"
+#include "datatype/pack.hpp"
+#include "datatype/type.hpp"
 
 namespace takyon::mpi {
 namespace {
 
-std::size_t check_buffer(const char* fn, const void* buf, int count, MPI_Datatype dt) {
+void check_buffer(const char* fn, const void* buf, int count, MPI_Datatype dt, P2pArgs& a) {
   if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument count)");
-  const BasicType& t = basic_type(dt);
-  if (t.size == 0) {
-    fail(MPI_ERR_TYPE, fn, dt == MPI_DATATYPE_NULL ? "invalid datatype MPI_DATATYPE_NULL (argument datatype)"
-                                                   : "invalid datatype (argument datatype): not a predefined "
-                                                     "datatype (derived datatypes arrive with part 2)");
-  }
-  if (buf == nullptr && count > 0) {
+  check_type(dt, fn);
+  const Type& t = *find_type(dt);
+  // A derived type may address absolute memory from MPI_BOTTOM (NULL).
+  if (buf == nullptr && count > 0 && t.predefined) {
     fail(MPI_ERR_BUFFER, fn, "buffer is NULL with count " + std::to_string(count) + " (argument buf)");
   }
-  return std::size_t(count) * t.size;
+  a.count = std::size_t(count);
+  a.bytes = a.count * t.size;
+  a.contiguous = t.contiguous || a.bytes == 0;
+  a.lb = t.contiguous ? t.lb : 0;
+}
+
+/// The type a packed request uses: its held derived type, or a predefined one (always valid).
+const Type& request_type(const Request& r) {
+  if (r.dt_hold) return *static_cast<const Type*>(r.dt_hold.get());
+  return *find_type(static_cast<MPI_Datatype>(const_cast<void*>(r.datatype)));
+}
+
+/// Points the request at its data: in place (contiguous) or a request buffer (packed).
+void attach_data(Request* r, const P2pArgs& a, const void* buf, MPI_Datatype dt) {
+  r->datatype = dt;
+  if (a.contiguous || a.null_proc) {
+    r->buf = data_at(buf, a.lb);
+    return;
+  }
+  r->packed = true;
+  r->dt_hold = hold_type(dt);
+  r->user_buf = const_cast<void*>(buf);
+  r->user_count = a.count;
+  r->owned = std::make_unique_for_overwrite<char[]>(a.bytes);
+  r->buf = r->owned.get();
 }
 
 void check_rank(const char* fn, const CommInfo& c, int rank, const char* arg, bool any_ok) {
@@ -47,7 +72,7 @@ void check_tag(const char* fn, int tag, bool any_ok) {
 P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   P2pArgs a;
   a.comm = &check_comm(comm, fn);
-  a.bytes = check_buffer(fn, buf, count, dt);
+  check_buffer(fn, buf, count, dt, a);
   check_rank(fn, *a.comm, dest, "dest", false);
   check_tag(fn, tag, false);
   a.null_proc = dest == MPI_PROC_NULL;
@@ -59,7 +84,7 @@ P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, 
 P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
   P2pArgs a;
   a.comm = &check_comm(comm, fn);
-  a.bytes = check_buffer(fn, buf, count, dt);
+  check_buffer(fn, buf, count, dt, a);
   check_rank(fn, *a.comm, source, "source", true);
   check_tag(fn, tag, true);
   a.null_proc = source == MPI_PROC_NULL;
@@ -84,13 +109,13 @@ Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode 
   r->kind = RequestKind::kSend;
   r->mode = mode;
   r->null_proc = a.null_proc;
-  r->buf = const_cast<void*>(buf);
   r->bytes = a.bytes;
   r->peer = a.world_peer;
   r->tag = a.tag;
   r->ctx = a.comm->ctx;
   r->comm = a.comm;
-  r->datatype = dt;
+  attach_data(r, a, buf, dt);
+  if (r->packed) pack_items(buf, a.count, request_type(*r), r->buf);
   return r;
 }
 
@@ -98,14 +123,25 @@ Request* make_recv(const P2pArgs& a, void* buf, MPI_Datatype dt) {
   Request* r = engine().requests().acquire();
   r->kind = RequestKind::kRecv;
   r->null_proc = a.null_proc;
-  r->buf = buf;
   r->bytes = a.bytes;
   r->peer = a.world_peer;
   r->tag = a.tag;
   r->ctx = a.comm->ctx;
   r->comm = a.comm;
-  r->datatype = dt;
+  attach_data(r, a, buf, dt);
   return r;
+}
+
+void deliver(Request& r) {
+  if (!r.packed || r.kind != RequestKind::kRecv || r.delivered || !r.complete) return;
+  r.delivered = true;
+  if (r.null_proc || r.cancelled) return;
+  unpack_items(r.buf, r.status_bytes, r.user_count, request_type(r), r.user_buf);
+}
+
+void prepare_start(Request& r) {
+  r.delivered = false;
+  if (r.packed && r.kind == RequestKind::kSend) pack_items(r.user_buf, r.user_count, request_type(r), r.buf);
 }
 
 Request* check_request(MPI_Request h, const char* fn, const char* arg) {
@@ -161,6 +197,7 @@ std::string truncation_message(const char* fn, const Request& r) {
 
 int finish_request(MPI_Request* handle, MPI_Status* status) {
   auto* r = reinterpret_cast<Request*>(*handle);
+  deliver(*r);
   set_status(status, *r);
   int err = request_error(*r);
   if (r->persistent) {

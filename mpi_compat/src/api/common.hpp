@@ -24,6 +24,9 @@ struct P2pArgs {
   int world_peer = 0;  ///< or kAnySource
   int tag = 0;         ///< or kAnyTag
   bool null_proc = false;
+  std::size_t count = 0;
+  bool contiguous = true;  ///< the data is the `bytes` bytes at buf + lb (else packed through the request)
+  MPI_Aint lb = 0;
 };
 
 /// Checks a send's arguments (comm, count, datatype, buffer, dest, tag); throws MpiError.
@@ -33,9 +36,21 @@ P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, 
 /// Checks (source, tag) of a probe; throws MpiError.
 P2pArgs check_probe(const char* fn, int source, int tag, MPI_Comm comm);
 
-/// A request for the checked operation, not started.
+/// A request for the checked operation, not started. A datatype that is not contiguous makes a send
+/// pack the data into the request now, a receive receive into a request buffer (see deliver()).
 Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode);
 Request* make_recv(const P2pArgs& a, void* buf, MPI_Datatype dt);
+/// A completed receive with a packed buffer: unpacks what arrived into the user's buffer (once).
+/// Every path that completes a receive for the user calls it (Wait/Test families, Recv, Sendrecv).
+void deliver(Request& r);
+/// Before a persistent request starts again: a packed send packs the user's buffer anew.
+void prepare_start(Request& r);
+
+/// Where the data of a contiguous buffer starts: buf + lb, as integer arithmetic (buf may be
+/// MPI_BOTTOM, NULL, with lb an absolute address).
+inline char* data_at(const void* buf, MPI_Aint lb) {
+  return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(lb));
+}
 
 inline MPI_Request to_handle(Request* r) { return reinterpret_cast<MPI_Request>(r); }
 /// The live request behind a handle; nullptr for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST otherwise.

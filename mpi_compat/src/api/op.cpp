@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // MPI_Op_create, MPI_Op_free, MPI_Op_commutative and MPI_Reduce_local (op/op.hpp).
 #include <string>
+#include <vector>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
@@ -59,8 +60,18 @@ extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, M
     if (count > 0 && (inbuf == nullptr || inoutbuf == nullptr)) {
       fail(MPI_ERR_BUFFER, fn, "inbuf or inoutbuf is NULL with count " + std::to_string(count));
     }
-    if (!type_is_contiguous(datatype))
-      fail(MPI_ERR_TYPE, fn, "reductions need a contiguous datatype (argument datatype)");
+    if (!reduces_packed(op, datatype))
+      fail(MPI_ERR_TYPE, fn, "reductions need a predefined or contiguous datatype (argument datatype)");
+    if (!type_is_contiguous(datatype)) {  // a pair type with padding: the kernels take packed pairs
+      std::size_t bytes = std::size_t(count) * type_size(datatype);
+      std::vector<char> a(bytes);
+      std::vector<char> b(bytes);
+      pack(inbuf, std::size_t(count), datatype, a.data());
+      pack(inoutbuf, std::size_t(count), datatype, b.data());
+      apply_op(op, datatype, a.data(), b.data(), std::size_t(count));
+      unpack(b.data(), bytes, std::size_t(count), datatype, inoutbuf);
+      return MPI_SUCCESS;
+    }
     MPI_Aint lb = type_lb(datatype);
     apply_op(op, datatype, static_cast<const char*>(inbuf) + lb, static_cast<char*>(inoutbuf) + lb,
              std::size_t(count));

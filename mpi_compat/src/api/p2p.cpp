@@ -31,7 +31,8 @@ int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype dt, i
   P2pArgs a = check_send(fn, buf, count, dt, dest, tag, comm);
   if (a.null_proc) return MPI_SUCCESS;
   Engine& e = engine();
-  if (mode != SendMode::kSync && e.try_send_eager_now(a.world_peer, a.comm->ctx, a.tag, buf, a.bytes)) {
+  if (mode != SendMode::kSync && a.contiguous &&
+      e.try_send_eager_now(a.world_peer, a.comm->ctx, a.tag, data_at(buf, a.lb), a.bytes)) {
     return MPI_SUCCESS;
   }
   Request* r = make_send(a, buf, dt, mode);
@@ -60,9 +61,9 @@ Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Da
              std::to_string(g_bsend.size) + " bytes (MPI_BSEND_OVERHEAD is " + std::to_string(MPI_BSEND_OVERHEAD) + ")");
   }
   Request* r = make_send(a, buf, dt, SendMode::kBuffered);
-  if (a.bytes != 0) {
+  if (a.bytes != 0 && !r->packed) {  // a packed send already owns its copy
     r->owned = std::make_unique_for_overwrite<char[]>(a.bytes);
-    std::memcpy(r->owned.get(), buf, a.bytes);
+    std::memcpy(r->owned.get(), r->buf, a.bytes);
     r->buf = r->owned.get();
   }
   return r;
@@ -71,6 +72,7 @@ Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Da
 /// Reports a completed blocking receive and releases it (MPI_ERR_TRUNCATE if it was truncated).
 int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
   Engine& e = engine();
+  deliver(*r);
   set_status(status, *r);
   bool truncated = r->truncated;
   std::string why = truncated ? truncation_message(fn, *r) : std::string();
@@ -242,15 +244,16 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
   return guarded("MPI_Sendrecv_replace", comm, [&] {
     P2pArgs s = check_send("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, comm);
     P2pArgs r = check_recv("MPI_Sendrecv_replace", buf, count, datatype, source, recvtag, comm);
+    Request* sr = make_send(s, buf, datatype, SendMode::kStandard);  // a packed send copies the data now
     std::unique_ptr<char[]> copy;
-    if (s.bytes != 0 && !s.null_proc) {
+    if (s.bytes != 0 && !s.null_proc && !sr->packed) {
       copy = std::make_unique_for_overwrite<char[]>(s.bytes);
-      std::memcpy(copy.get(), buf, s.bytes);
+      std::memcpy(copy.get(), sr->buf, s.bytes);
+      sr->buf = copy.get();
     }
     Engine& e = engine();
     Request* rr = make_recv(r, buf, datatype);
     e.start_recv(rr);
-    Request* sr = make_send(s, copy.get(), datatype, SendMode::kStandard);
     e.start_send(sr);
     e.wait_until([&] { return rr->complete && sr->complete; });
     e.requests().release(sr);

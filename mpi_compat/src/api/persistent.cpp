@@ -24,6 +24,7 @@ void start(const char* fn, MPI_Request handle, const char* arg) {
   if (r == nullptr) fail(MPI_ERR_REQUEST, fn, std::string("MPI_REQUEST_NULL (argument ") + arg + ")");
   if (!r->persistent) fail(MPI_ERR_REQUEST, fn, std::string("not a persistent request (argument ") + arg + ")");
   if (r->active) fail(MPI_ERR_REQUEST, fn, std::string("request is already active (argument ") + arg + ")");
+  prepare_start(*r);
   if (r->kind == RequestKind::kRecv) {
     engine().start_recv(r);
   } else {

@@ -107,7 +107,10 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     }
     if (!r->complete) engine().progress();
     *flag = r->complete ? 1 : 0;
-    if (r->complete) set_status(status, *r);
+    if (r->complete) {
+      deliver(*r);  // the data is the user's once the request is complete
+      set_status(status, *r);
+    }
     return MPI_SUCCESS;
   });
 }
@@ -285,6 +288,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     if (r->kind == RequestKind::kColl) {
       fail(MPI_ERR_REQUEST, "MPI_Request_free", "the request of a nonblocking collective cannot be freed (complete it)");
     }
+    deliver(*r);  // a completed packed receive: its data still reaches the user's buffer
     engine().free_request(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;

@@ -4,25 +4,23 @@
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "datatype/datatype.hpp"
+#include "datatype/pack.hpp"
+#include "datatype/type.hpp"
 
 namespace takyon::mpi {
 namespace {
 
-const BasicType& check_type(const char* fn, MPI_Datatype dt) {
-  const BasicType& t = basic_type(dt);
-  if (t.size == 0) fail(MPI_ERR_TYPE, fn, "invalid datatype (argument datatype)");
-  return t;
+const Type& status_type(const char* fn, MPI_Datatype dt) {
+  check_type(dt, fn);
+  return *find_type(dt);
 }
 
 /// Items (or basic elements) in `bytes` of type t; -1 if the bytes are no whole number of them.
-long long count_of(const BasicType& t, std::size_t bytes, bool elements) {
-  std::size_t whole = bytes / t.size;
-  std::size_t rest = bytes % t.size;
-  if (!elements) return rest == 0 ? static_cast<long long>(whole) : -1;
-  long long n = static_cast<long long>(whole) * t.elements;
-  if (rest == 0) return n;
-  if (t.elements == 2 && rest == t.first) return n + 1;
-  return -1;
+long long count_of(const Type& t, std::size_t bytes, bool elements) {
+  if (elements) return elements_in(t, bytes);
+  if (t.size == 0) return 0;
+  return bytes % t.size == 0 ? static_cast<long long>(bytes / t.size) : -1;
 }
 
 int int_or_undefined(long long n) { return n < 0 || n > INT_MAX ? MPI_UNDEFINED : int(n); }
@@ -35,7 +33,7 @@ using namespace takyon::mpi;
 extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return guarded("MPI_Get_count", MPI_COMM_WORLD, [&] {
     if (status == nullptr || count == nullptr) fail(MPI_ERR_ARG, "MPI_Get_count", "status or count is NULL");
-    *count = int_or_undefined(count_of(check_type("MPI_Get_count", datatype), status_bytes(status), false));
+    *count = int_or_undefined(count_of(status_type("MPI_Get_count", datatype), status_bytes(status), false));
     return MPI_SUCCESS;
   });
 }
@@ -44,7 +42,7 @@ TAKYON_MPI_WEAK_ALIAS(Get_count)
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return guarded("MPI_Get_elements", MPI_COMM_WORLD, [&] {
     if (status == nullptr || count == nullptr) fail(MPI_ERR_ARG, "MPI_Get_elements", "status or count is NULL");
-    *count = int_or_undefined(count_of(check_type("MPI_Get_elements", datatype), status_bytes(status), true));
+    *count = int_or_undefined(count_of(status_type("MPI_Get_elements", datatype), status_bytes(status), true));
     return MPI_SUCCESS;
   });
 }
@@ -53,7 +51,7 @@ TAKYON_MPI_WEAK_ALIAS(Get_elements)
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return guarded("MPI_Get_elements_x", MPI_COMM_WORLD, [&] {
     if (status == nullptr || count == nullptr) fail(MPI_ERR_ARG, "MPI_Get_elements_x", "status or count is NULL");
-    long long n = count_of(check_type("MPI_Get_elements_x", datatype), status_bytes(status), true);
+    long long n = count_of(status_type("MPI_Get_elements_x", datatype), status_bytes(status), true);
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
   });
@@ -64,8 +62,8 @@ extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datat
   return guarded("MPI_Status_set_elements_x", MPI_COMM_WORLD, [&] {
     if (status == nullptr) fail(MPI_ERR_ARG, "MPI_Status_set_elements_x", "status is NULL");
     if (count < 0) fail(MPI_ERR_COUNT, "MPI_Status_set_elements_x", "negative count (argument count)");
-    const BasicType& t = check_type("MPI_Status_set_elements_x", datatype);
-    status_set_bytes(status, std::size_t(count) * t.size / std::size_t(t.elements));
+    const Type& t = status_type("MPI_Status_set_elements_x", datatype);
+    status_set_bytes(status, bytes_of_elements(t, std::size_t(count)));
     return MPI_SUCCESS;
   });
 }

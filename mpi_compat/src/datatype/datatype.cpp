@@ -1,38 +1,75 @@
 // SPDX-License-Identifier: MIT
-// Datatype queries (see datatype.hpp). Predefined datatypes only for now: each is contiguous.
+// Datatype queries for the rest of the library (see datatype.hpp), on the Type objects of type.hpp.
 #include "datatype/datatype.hpp"
 
-#include <cstring>
+#include <string>
 
-#include "datatype_basic.hpp"
+#include "datatype/pack.hpp"
+#include "datatype/type.hpp"
 #include "errors.hpp"
 
 namespace takyon::mpi {
+namespace {
+
+const Type& valid(MPI_Datatype dt, const char* fn, const char* arg) {
+  const Type* t = find_type(dt);
+  if (t == nullptr) {
+    fail(MPI_ERR_TYPE, fn,
+         dt == MPI_DATATYPE_NULL ? std::string("invalid datatype MPI_DATATYPE_NULL (argument ") + arg + ")"
+                                 : std::string("invalid datatype (argument ") + arg +
+                                       "): not a predefined datatype nor a live derived one (freed?)");
+  }
+  return *t;
+}
+
+/// For handles already checked by the caller.
+const Type& get(MPI_Datatype dt) {
+  const Type* t = find_type(dt);
+  if (t == nullptr) fail(MPI_ERR_TYPE, "libtakyon_mpi", "invalid datatype");
+  return *t;
+}
+
+}  // namespace
 
 void check_type(MPI_Datatype dt, const char* fn) {
-  if (basic_type(dt).size == 0) {
-    fail(MPI_ERR_TYPE, fn, "invalid datatype");
-  }
+  const Type& t = valid(dt, fn, "datatype");
+  if (!t.committed) fail(MPI_ERR_TYPE, fn, "datatype is not committed (MPI_Type_commit) (argument datatype)");
 }
 
-std::size_t type_size(MPI_Datatype dt) { return basic_type(dt).size; }
+void check_any_type(MPI_Datatype dt, const char* fn, const char* arg) {
+  valid(dt, fn, arg);
+}
 
-MPI_Aint type_lb(MPI_Datatype) { return 0; }
+std::size_t type_size(MPI_Datatype dt) {
+  return get(dt).size;
+}
 
-MPI_Aint type_extent(MPI_Datatype dt) { return static_cast<MPI_Aint>(basic_type(dt).size); }
+MPI_Aint type_lb(MPI_Datatype dt) {
+  return get(dt).lb;
+}
 
-bool type_is_contiguous(MPI_Datatype) { return true; }
+MPI_Aint type_extent(MPI_Datatype dt) {
+  return get(dt).extent();
+}
+
+bool type_is_contiguous(MPI_Datatype dt) {
+  return get(dt).contiguous;
+}
 
 void pack(const void* buf, std::size_t count, MPI_Datatype dt, void* out) {
-  if (count != 0) {
-    std::memcpy(out, buf, count * type_size(dt));
-  }
+  pack_items(buf, count, get(dt), out);
 }
 
-void unpack(const void* in, std::size_t bytes, std::size_t, MPI_Datatype, void* buf) {
-  if (bytes != 0) {
-    std::memcpy(buf, in, bytes);
-  }
+void unpack(const void* in, std::size_t bytes, std::size_t count, MPI_Datatype dt, void* buf) {
+  unpack_items(in, bytes, count, get(dt), buf);
+}
+
+std::shared_ptr<const void> hold_type(MPI_Datatype dt) {
+  return find_derived(dt);
+}
+
+long long type_elements_in(MPI_Datatype dt, std::size_t bytes) {
+  return elements_in(get(dt), bytes);
 }
 
 }  // namespace takyon::mpi

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "mpi.h"
 
@@ -13,6 +14,9 @@ namespace takyon::mpi {
 /// Throws MpiError(MPI_ERR_TYPE) naming `fn` unless `dt` is a valid datatype usable for
 /// communication (predefined, or derived and committed, not freed).
 void check_type(MPI_Datatype dt, const char* fn);
+/// Throws MpiError(MPI_ERR_TYPE) naming `fn` and `arg` unless `dt` is a valid datatype (committed or
+/// not: the constructors and queries accept uncommitted ones).
+void check_any_type(MPI_Datatype dt, const char* fn, const char* arg);
 /// Bytes of data in one item of `dt` (MPI_Type_size).
 std::size_t type_size(MPI_Datatype dt);
 /// Lower bound and extent of `dt` (MPI_Type_get_extent): item i starts at buf + lb + i * extent.
@@ -26,5 +30,10 @@ void pack(const void* buf, std::size_t count, MPI_Datatype dt, void* out);
 /// Copies `bytes` packed bytes (at most type_size(dt) * count) from `in` into `count` items at `buf`;
 /// a partial trailing item is written as far as the bytes go.
 void unpack(const void* in, std::size_t bytes, std::size_t count, MPI_Datatype dt, void* buf);
+/// Keeps a derived datatype alive after MPI_Type_free while an operation uses it (nullptr for a
+/// predefined one). The pointer is opaque; reset it when the operation is over.
+std::shared_ptr<const void> hold_type(MPI_Datatype dt);
+/// Basic elements in `bytes` packed bytes of `dt` (MPI_Get_elements); -1 if the bytes end inside one.
+long long type_elements_in(MPI_Datatype dt, std::size_t bytes);
 
 }  // namespace takyon::mpi

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "datatype/datatype.hpp"
+#include "datatype_basic.hpp"
 #include "errors.hpp"
 
 namespace takyon::mpi {
@@ -324,31 +325,31 @@ void typed(MPI_Op op, const void* in, void* inout, std::size_t count) {
   }
 }
 
-template <class V, class I>
-struct Pair {
-  V v;
-  I i;
-};
-
-/// MINLOC / MAXLOC: the smaller (larger) value wins; on a tie the smaller index.
+/// MINLOC / MAXLOC on packed pairs (value at 0, index right after it, no padding: what the
+/// collectives move; the pair types' padding is a hole of the datatype): the smaller (larger) value
+/// wins; on a tie the smaller index.
 template <class V, class I>
 void pair_loc(MPI_Op op, const void* in, void* inout, std::size_t count) {
-  using P = Pair<V, I>;
+  constexpr std::size_t kItem = sizeof(V) + sizeof(I);
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(inout);
   bool is_min = op == MPI_MINLOC;
   for (std::size_t k = 0; k < count; ++k) {
-    P a;
-    P b;
-    std::memcpy(static_cast<void*>(&a), src + k * sizeof(P), sizeof(P));
-    std::memcpy(static_cast<void*>(&b), dst + k * sizeof(P), sizeof(P));
-    bool take = is_min ? a.v < b.v : a.v > b.v;
+    V av;
+    V bv;
+    I ai;
+    I bi;
+    std::memcpy(&av, src + k * kItem, sizeof(V));
+    std::memcpy(&ai, src + k * kItem + sizeof(V), sizeof(I));
+    std::memcpy(&bv, dst + k * kItem, sizeof(V));
+    std::memcpy(&bi, dst + k * kItem + sizeof(V), sizeof(I));
+    bool take = is_min ? av < bv : av > bv;
     if (take) {
-      b = a;
-    } else if (a.v == b.v && a.i < b.i) {
-      b.i = a.i;
+      std::memcpy(dst + k * kItem, &av, sizeof(V));
+      std::memcpy(dst + k * kItem + sizeof(V), &ai, sizeof(I));
+    } else if (av == bv && ai < bi) {
+      std::memcpy(dst + k * kItem + sizeof(V), &ai, sizeof(I));
     }
-    std::memcpy(dst + k * sizeof(P), static_cast<const void*>(&b), sizeof(P));
   }
 }
 
@@ -388,6 +389,10 @@ bool op_commutative(MPI_Op op) {
   return u == nullptr || u->commute;
 }
 
+bool reduces_packed(MPI_Op op, MPI_Datatype dt) {
+  return type_is_contiguous(dt) || (find_user(op) == nullptr && basic_type(dt).size != 0);
+}
+
 void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count) {
   if (count == 0) return;
   if (UserOp* u = find_user(op)) {
@@ -406,7 +411,7 @@ void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size
   if (op == MPI_NO_OP) return;
   TypeInfo t = type_info(dt);
   if (op == MPI_REPLACE) {
-    std::memcpy(inout, in, count * std::size_t(type_extent(dt)));
+    std::memcpy(inout, in, count * type_size(dt));  // packed items
     return;
   }
   switch (t.repr) {

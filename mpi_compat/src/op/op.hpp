@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Reduction operations: the predefined ops on the predefined datatypes they are defined for, and user
-// ops (MPI_Op_create). Ops work on packed, contiguous items; the collectives call apply_op().
+// ops (MPI_Op_create). Ops work on packed items (predefined ops) or on a contiguous datatype's items
+// (user ops); the collectives call apply_op().
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,10 @@ void check_op(MPI_Op op, MPI_Datatype dt, const char* fn);
 void check_op_handle(MPI_Op op, const char* fn);
 /// Whether `op` is commutative (predefined ops all are; user ops say so at MPI_Op_create).
 bool op_commutative(MPI_Op op);
+/// Whether a reduction of `dt` by `op` can run on packed items: any op on a contiguous datatype,
+/// and predefined ops on the predefined datatypes, including the pair types whose padding is a hole
+/// (their kernels read packed pairs). User ops need a contiguous datatype: they get the user's layout.
+bool reduces_packed(MPI_Op op, MPI_Datatype dt);
 /// inout[i] = in[i] op inout[i] for `count` items of `dt` (checked with check_op before).
 void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count);
 

@@ -23,6 +23,7 @@ Request* RequestPool::acquire() {
 void RequestPool::release(Request* r) {
   r->magic = 0;
   r->owned.reset();
+  r->dt_hold.reset();
   free_.push_back(r);
   --live_;
 }

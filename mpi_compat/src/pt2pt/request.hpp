@@ -35,6 +35,12 @@ struct Request {
   const void* comm = nullptr;      ///< the API's communicator (for error handlers and status ranks)
   const void* datatype = nullptr;  ///< the API's datatype handle (for MPI_Get_count)
   std::unique_ptr<char[]> owned;   ///< MPI_Bsend: the request owns a copy of the data
+  // A datatype that is not contiguous: the data moves packed through `owned`.
+  std::shared_ptr<const void> dt_hold;  ///< the derived datatype in use (alive after MPI_Type_free)
+  void* user_buf = nullptr;             ///< packed: the user's buffer (user_count items of the datatype)
+  std::size_t user_count = 0;
+  bool packed = false;
+  bool delivered = false;               ///< packed receive: already unpacked into user_buf
 
   // --- state ---
   bool active = false;    ///< started and not yet returned by Wait/Test

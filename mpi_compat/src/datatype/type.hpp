@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// A datatype as libtakyon_mpi keeps it: one item flattened into the byte blocks it covers (in
+// typemap order, adjacent blocks merged) plus its basic elements (for MPI_Get_elements), and its
+// bounds. Predefined types have one static Type each; derived ones live on the heap, owned by the
+// registry (the user's handle) and by the requests that use them (shared_ptr), so MPI_Type_free
+// while a request is in flight is safe. A handle is valid only while it is in the registry.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mpi.h"
+
+namespace takyon::mpi {
+
+/// `len` bytes at `disp` from the item's origin (the user's buffer address).
+struct Block {
+  MPI_Aint disp = 0;
+  std::size_t len = 0;
+};
+
+/// `count` consecutive basic elements of `size` bytes each (typemap order).
+struct ElemRun {
+  std::size_t size = 0;
+  std::size_t count = 0;
+};
+
+struct Type;
+
+/// How a derived type was made, for MPI_Type_get_envelope / MPI_Type_get_contents.
+struct Contents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> handles;              ///< the input types: predefined handles, else nullptr
+  std::vector<std::shared_ptr<const Type>> held;  ///< the derived input types (kept alive), else nullptr
+};
+
+struct Type {
+  std::vector<Block> blocks;
+  std::vector<ElemRun> elems;
+  std::size_t size = 0;      ///< data bytes per item
+  std::size_t elements = 0;  ///< basic elements per item
+  MPI_Aint lb = 0;
+  MPI_Aint ub = 0;
+  MPI_Aint true_lb = 0;
+  MPI_Aint true_ub = 0;
+  std::size_t align = 1;
+  bool explicit_lb = false;  ///< bounds set by MPI_Type_create_resized (they win over the data's)
+  bool explicit_ub = false;
+  bool committed = false;
+  bool predefined = false;
+  bool contiguous = false;  ///< one block at lb of extent bytes: moves in place
+  std::string name;
+  std::shared_ptr<const Contents> contents;  ///< derived types: the constructor and its arguments
+
+  [[nodiscard]] MPI_Aint extent() const { return ub - lb; }
+  /// Computes `contiguous` (after blocks and bounds are final).
+  void finish();
+};
+
+/// Blocks plus element runs one flattened type may hold (16 bytes each: 1 GiB), so that a huge
+/// irregular type fails cleanly instead of exhausting memory.
+inline constexpr std::size_t kMaxFlatEntries = std::size_t(1) << 26;
+
+/// Thrown by TypeBuilder::add when a type would exceed kMaxFlatEntries.
+class TypeTooLarge : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
+
+/// Builds a derived type from copies of other types (every MPI_Type_* constructor).
+class TypeBuilder {
+ public:
+  /// Appends `n` items of `old`, item i at `disp` + i * extent(old).
+  void add(const Type& old, MPI_Aint disp, std::size_t n);
+  /// Throws TypeTooLarge unless `entries` more blocks fit (constructors check their total up front).
+  void expect(std::size_t entries) const;
+  /// Blocks that `n` copies of `old` add at most.
+  static std::size_t blocks_of(const Type& old, std::size_t n);
+  /// The type; its extent is rounded up to the alignment unless an upper bound was explicit.
+  std::shared_ptr<Type> build();
+
+ private:
+  void push_block(MPI_Aint disp, std::size_t len);
+  void push_elems(const ElemRun& run);
+
+  std::shared_ptr<Type> t_ = std::make_shared<Type>();
+  bool any_ = false;       ///< some item added (bounds known)
+  bool any_data_ = false;  ///< some data byte added (true bounds known)
+  MPI_Aint lb_ = 0, ub_ = 0, xlb_ = 0, xub_ = 0;
+};
+
+/// The type behind a handle: a predefined one, or a derived one still in the registry; nullptr if
+/// neither (MPI_DATATYPE_NULL, freed, garbage: never dereferenced).
+const Type* find_type(MPI_Datatype dt);
+/// The owning pointer of a derived type (nullptr for predefined or invalid handles).
+std::shared_ptr<Type> find_derived(MPI_Datatype dt);
+/// Registers a new derived type and returns its handle.
+MPI_Datatype register_type(std::shared_ptr<Type> t);
+/// Removes a derived type's handle from the registry (requests that hold it keep it alive).
+bool unregister_type(MPI_Datatype dt);
+/// How many derived types are registered (tests).
+std::size_t registered_types();
+
+}  // namespace takyon::mpi
