@@ -161,9 +161,10 @@ static int parse_options(int argc, char **argv, Options *o) {
 }
 
 /* --- validation ------------------------------------------------------------------------------
- * Warm-up messages carry a full pattern (every byte checked); timed messages carry a stamp at the
- * first and last byte and one sampled byte, different for every iteration, so a message that did
- * not arrive (stale buffer) or arrived shifted is caught without touching the whole buffer. */
+ * Warm-up messages (latency: all; windowed tests: the first window) carry a full pattern (every
+ * byte checked); the others carry a stamp at the first and last byte and one sampled byte,
+ * different for every iteration, so a message that did not arrive (stale buffer) or arrived
+ * shifted is caught without touching the whole buffer. */
 static uint8_t pattern_byte(size_t i, uint32_t seed) {
   uint32_t x = (uint32_t)i * 2654435761u ^ seed * 40503u;
   return (uint8_t)((x >> 24) ^ (x >> 11));
@@ -314,7 +315,7 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
     double t0 = MPI_Wtime();
     if (s == 0) start = t0;
     for (long k = 0; k < count; ++k, ++it) {
-      const int full = s < 0;
+      const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
       if (g_rank == 0) {
         for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
           if (full)
@@ -376,7 +377,7 @@ static void bibw(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t 
     double t0 = MPI_Wtime();
     if (s == 0) start = t0;
     for (long k = 0; k < count; ++k, ++it) {
-      const int full = s < 0;
+      const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
       for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
         if (full)
           fill_full(sbuf + b * bytes, bytes, full_seed(it, (int)b, g_rank));

@@ -27,12 +27,12 @@ def parse_args(argv, here):
     p = argparse.ArgumentParser(prog="takyon-report", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--full", action="store_true",
-                   help="complete sweeps (p2p 0..4 MiB, collectives 1 B..1 MiB, full iterations, 5 repetitions, "
+                   help="complete sweeps (p2p 0..4 MiB, full iterations, 5 repetitions, "
                         "takyon-bench without --quick, polling and event); default: the quick report (< 5 min)")
     p.add_argument("--reps", type=int, help="repetitions of every component (default 3, --full 5)")
     p.add_argument("--out-dir", default="results", help="where the report goes (default results/)")
     p.add_argument("--p2p-sizes", help="MIN:MAX for mpi_p2p (default 0:1M, --full 0:4M)")
-    p.add_argument("--coll-sizes", help="MIN:MAX bytes per rank for mpi_coll (default 1:256K, --full 1:1M)")
+    p.add_argument("--coll-sizes", help="MIN:MAX bytes per rank for mpi_coll (default 1:1M)")
     p.add_argument("--path-sizes", help="MIN:MAX for takyon-bench (default 0:4M)")
     p.add_argument("--coll-np", type=int, help="ranks for the collectives (default min(4, cores), at least 2)")
     p.add_argument("--p2p-tests", default=",".join(P2P_TESTS), help=f"subset of {','.join(P2P_TESTS)}")
@@ -48,7 +48,7 @@ def parse_args(argv, here):
     p.add_argument("--no-path", action="store_true", help="leave out takyon-bench (the path API)")
     p.add_argument("--no-ucx-perftest", dest="ucx_perftest", action="store_false",
                    help="no ucx_perftest beside the Ucx providers")
-    p.add_argument("--p2p-scale", type=float, help="iteration scale for mpi_p2p (default 0.2, --full 1)")
+    p.add_argument("--p2p-scale", type=float, help="iteration scale for mpi_p2p (default 0.1, --full 1)")
     p.add_argument("--coll-scale", type=float, help="iteration scale for mpi_coll (default 0.1, --full 1)")
     p.add_argument("--noise", type=float, default=0.10,
                    help="flag a figure whose (max-min)/median over repetitions exceeds this (default 0.10)")
@@ -71,14 +71,14 @@ def parse_args(argv, here):
     a.quick = not a.full
     a.reps = a.reps or (5 if a.full else 3)
     a.timeout = a.timeout or (600.0 if a.full else 120.0)
-    a.p2p_scale = a.p2p_scale or (1.0 if a.full else 0.2)
+    a.p2p_scale = a.p2p_scale or (1.0 if a.full else 0.1)
     a.coll_scale = a.coll_scale or (1.0 if a.full else 0.1)
     a.path_mode = a.path_mode or ("both" if a.full else "polling")
     cores = os.cpu_count() or 2
     a.coll_np = a.coll_np or max(2, min(4, cores))
     try:
         a.p2p_sizes = parse_range(a.p2p_sizes or ("0:4M" if a.full else "0:1M"), "--p2p-sizes")
-        a.coll_sizes = parse_range(a.coll_sizes or ("1:1M" if a.full else "1:256K"), "--coll-sizes")
+        a.coll_sizes = parse_range(a.coll_sizes or "1:1M", "--coll-sizes")
         a.path_sizes = parse_range(a.path_sizes or "0:4M", "--path-sizes")
     except ValueError as e:
         p.error(str(e))

@@ -149,6 +149,8 @@ def headlines(records, units, args):
         for test in args.coll_tests:
             if test == "barrier":
                 mpi_row("mpi_coll", "barrier", 0, f"MPI_Barrier, {args.coll_np} ranks")
+            elif test in getattr(by_unit.get("takyon/mpi_coll"), "test_failures", {}):
+                mpi_row("mpi_coll", test, 8, f"MPI_{test.capitalize()} (every size), {args.coll_np} ranks")
             else:
                 for nbytes in (8, 1 << 20):
                     mpi_row("mpi_coll", test, nbytes, f"MPI_{test.capitalize()} {human_size(nbytes)}, {args.coll_np} ranks")
