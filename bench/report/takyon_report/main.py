@@ -14,7 +14,7 @@ import sys
 import time
 
 from . import compare as compare_mod
-from . import html as html_mod
+from . import html_report as html_mod
 from . import records as records_mod
 from . import schema as schema_mod
 from .units import COLL_TESTS, MPI_COMPONENTS, P2P_TESTS, make_units

@@ -15,11 +15,16 @@ from .util import human_size  # noqa: E402
 STYLE = {"takyon": ("tab:red", "o", "-"), "ompi-ob1-vader": ("tab:blue", "s", "--"),
          "ompi-ob1-vader-cma": ("tab:cyan", "^", "--"), "ompi-ucx": ("tab:green", "v", "--"),
          "ompi-default": ("tab:gray", "D", ":")}
-EXTRA_COLORS = ["tab:purple", "tab:brown", "tab:olive", "tab:pink", "black", "tab:orange"]
+MARKERS = "osv^D<>xP*"
+LINES = ["-", "--", "-.", ":"]
 
 
 def _style(component, i):
-    return STYLE.get(component, (EXTRA_COLORS[i % len(EXTRA_COLORS)], "x", "-."))
+    """Fixed styles for the MPI components; any other (providers, --ompi-config) gets the i-th of
+    20 colours, 10 markers and 4 line styles."""
+    if component in STYLE:
+        return STYLE[component]
+    return (matplotlib.colormaps["tab20"](i % 20), MARKERS[i % len(MARKERS)], LINES[(i // 5) % len(LINES)])
 
 
 def _size_axis(ax, sizes=None):
