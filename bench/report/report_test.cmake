@@ -145,7 +145,7 @@ def fail(msg):
 # The broken Open MPI configuration: failed, with Open MPI's reason, in the JSON and the HTML.
 for suite in ("mpi_p2p", "mpi_coll"):
     u = units.get("ompi-broken/" + suite)
-    if not u or u["status"] != "failed" or not re.search("no_such_pml|exit code", u["reason"] or ""):
+    if not u or u["status"] != "failed" or not re.search("no_such_pml|exit code|not found|not built", u["reason"] or ""):
         fail(f"ompi-broken/{suite}: {u and (u['status'], u['reason'])}")
     if not re.search(f"ompi-broken/{suite}</td>[^\n]*<td class='failed'>failed</td>", html):
         fail(f"the HTML does not show ompi-broken/{suite} as failed")
