@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -194,9 +195,11 @@ def main(argv, here):
     runs_dir, plots_dir = os.path.join(out_dir, "runs"), os.path.join(out_dir, "plots")
     for d in (runs_dir, plots_dir):
         os.makedirs(d, exist_ok=True)
-    for f in os.listdir(plots_dir):
-        if f.endswith(".png"):
-            os.remove(os.path.join(plots_dir, f))
+    # A report never mixes in an earlier one's plots or raw runs.
+    for d, pattern in ((plots_dir, r".*\.png$"), (runs_dir, r".*\.rep[0-9]+\.(txt|csv|json)$")):
+        for f in os.listdir(d):
+            if re.match(pattern, f):
+                os.remove(os.path.join(d, f))
     t0 = time.perf_counter()
     machine = machine_info(args.mpirun, ["takyon-report"] + argv)
     units = make_units(args)
