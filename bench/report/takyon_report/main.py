@@ -19,7 +19,7 @@ from . import html_report as html_mod
 from . import records as records_mod
 from . import schema as schema_mod
 from .units import COLL_TESTS, MPI_COMPONENTS, P2P_TESTS, make_units
-from .util import human_size, log, machine_info, parse_range
+from .util import log, machine_info, parse_range
 
 SCHEMA = "takyon-report/1"
 
