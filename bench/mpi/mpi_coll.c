@@ -298,7 +298,9 @@ static long scaled(long base, long minimum, size_t bytes, double scale) {
   double n = (double)base;
   if (bytes > SCALE_ABOVE) n = n * SCALE_ABOVE / (double)bytes;
   n *= scale;
-  double floor_n = (double)minimum * (scale < 1 ? scale : 1);
+  /* The minimum shrinks with --scale only down to 0.5 of itself (10 iterations at least): fewer samples
+   * make a p50 that one preemption decides. */
+  double floor_n = (double)minimum * (scale < 0.5 ? 0.5 : (scale < 1 ? scale : 1));
   if (n < floor_n) n = floor_n;
   return n < 2 ? 2 : (long)n;
 }
