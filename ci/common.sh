@@ -10,6 +10,7 @@ TAKYON_CI_PACKAGES=(
   libgtest-dev    # GoogleTest (GTest::gtest, GTest::gtest_main)
   iproute2        # ip netns: the multi-host socket tests
   python3         # a plain UDP program that talks to the datagram providers in the tests
+  python3-matplotlib # takyon-report's plots (the README's main command)
   socat           # another one
   libucx-dev      # the Ucx provider (UCX 1.13 on Debian 12)
   ucx-utils       # ucx_info, ucx_perftest: the bench compares against it

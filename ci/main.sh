@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's main command: install what is missing, build Release, run takyon-bench over every
-# provider (and UCX's ucx_perftest beside the Ucx ones) and print its report. Results (takyon-bench's CSV/JSON via --out-dir, plus the printed
-# report) go to results/ or the directory given as the first argument; further arguments go to
-# takyon-bench (e.g. --quick).
+# The README's main command: install what is missing, build Release, and run takyon-report's quick
+# report (<= 5 minutes on a 2-core machine, after the build): the path API over every provider with
+# ucx_perftest beside the Ucx ones, and the MPI benchmarks under libtakyon_mpi (takyon-run) and
+# Open MPI (mpirun, default and best local configurations), interleaved. The HTML report with its
+# plots, the CSV/JSON, the machine description and every run's raw output go to results/ or the
+# directory given as the first argument; further arguments go to takyon-report (e.g. --full).
 #
-#   bash ci/main.sh                     # -> results/
-#   bash ci/main.sh /tmp/run1 --quick   # -> /tmp/run1, extra takyon-bench arguments
+#   bash ci/main.sh                     # -> results/takyon-report.html
+#   bash ci/main.sh /tmp/run1 --full    # -> /tmp/run1, complete sweeps
+#   bash ci/main.sh results --compare old/takyon-report.json
 #
 # Environment: TAKYON_CI_JOBS (build jobs, default 2).
 set -euo pipefail
@@ -22,7 +25,7 @@ mkdir -p "$RESULTS"
 RESULTS="$(cd "$RESULTS" && pwd)"
 JOBS="${TAKYON_CI_JOBS:-2}"
 BUILD=build/release
-BENCH="$ROOT/$BUILD/bench/takyon-bench"
+REPORT="$ROOT/$BUILD/bin/takyon-report"
 
 takyon_ci_install_packages
 
@@ -32,14 +35,12 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTAKYON_SANITIZE= -DTAKYON_WI
   { cat "$RESULTS/configure.log"; exit 1; }
 takyon_ci_log "build (-j$JOBS), log in $RESULTS/build.log"
 cmake --build "$BUILD" -j "$JOBS" >"$RESULTS/build.log" 2>&1 || { tail -n 80 "$RESULTS/build.log"; exit 1; }
-if [ ! -x "$BENCH" ]; then
-  echo "takyon-ci: $BENCH was not built" >&2
+if [ ! -x "$REPORT" ]; then
+  echo "takyon-ci: $REPORT was not built" >&2
   exit 1
 fi
 
-# --vs-ucx-perftest: the Ucx configurations are also measured against UCX's own ucx_perftest,
-# in turns with them (ucx-utils is in the package list).
-takyon_ci_log "takyon-bench --provider all --vs-ucx-perftest --out-dir $RESULTS $*"
-"$BENCH" --provider all --vs-ucx-perftest --out-dir "$RESULTS" "$@" 2>&1 | tee "$RESULTS/takyon-bench-report.txt"
-takyon_ci_log "report: $RESULTS/takyon-bench-report.txt; files:"
+takyon_ci_log "takyon-report --out-dir $RESULTS $*"
+"$REPORT" --out-dir "$RESULTS" "$@"
+takyon_ci_log "report: $RESULTS/takyon-report.html; files:"
 ls -l "$RESULTS"

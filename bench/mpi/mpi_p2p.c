@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* MPI point-to-point benchmark between ranks 0 and 1: ping-pong latency (one-way = RTT/2) and
- * windowed bandwidth (W Isend/Irecv in flight, Waitall, 4-byte ack), swept over message sizes,
- * every received buffer validated. Plain MPI: built with takyon-mpicc and with Open MPI's mpicc.
+/* MPI point-to-point benchmark between ranks 0 and 1: ping-pong latency (one-way = RTT/2),
+ * windowed bandwidth (W Isend/Irecv in flight, Waitall, 4-byte ack), bi-directional bandwidth
+ * (both ranks post W Irecv and W Isend at once) and message rate (the windowed test, reported in
+ * messages/s like OSU's osu_mbw_mr with one pair), swept over message sizes, every received
+ * buffer validated. Plain MPI: built with takyon-mpicc and with Open MPI's mpicc.
  * Prints OSU-format text (# Size  Avg Latency(us) / # Size  Bandwidth (MB/s)); --csv FILE appends
  * one machine-readable line per (test, size). Run with 2 ranks; extra ranks wait. --help: usage. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +27,7 @@ typedef struct {
   long min_lat_iters, min_bw_windows;
   double scale;
   int window;
-  int do_latency, do_bandwidth;
+  int do_latency, do_bandwidth, do_bibw, do_msgrate;
   const char *csv_path, *label;
 } Options;
 
@@ -44,7 +47,7 @@ static void usage(FILE *f) {
       "usage: mpi_p2p [options]   (2 ranks; ranks >= 2 only wait)\n"
       "  -m, --sizes [MIN:]MAX    message sizes, powers of two from MIN to MAX, plus 0 B when\n"
       "                           MIN is 0; K/M suffixes (default 0:4M)\n"
-      "  -t, --tests LIST         latency,bandwidth (default both)\n"
+      "  -t, --tests LIST         latency,bandwidth,bibw,msgrate (default latency,bandwidth)\n"
       "  -i, --iterations N       ping-pong iterations per size up to 8 KiB (default 10000);\n"
       "                           above, scaled down by size (at least 100)\n"
       "  -w, --windows N          bandwidth windows per size up to 8 KiB (default 200);\n"
@@ -89,6 +92,7 @@ static int parse_options(int argc, char **argv, Options *o) {
   o->scale = 1.0;
   o->window = 64;
   o->do_latency = o->do_bandwidth = 1;
+  o->do_bibw = o->do_msgrate = 0;
   o->csv_path = NULL;
   o->label = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -111,9 +115,22 @@ static int parse_options(int argc, char **argv, Options *o) {
       }
       bad = bad || o->min_bytes > o->max_bytes || o->max_bytes > ((size_t)1 << 30);
     } else if (IS("-t", "--tests")) {
-      o->do_latency = strstr(v, "latency") != NULL;
-      o->do_bandwidth = strstr(v, "bandwidth") != NULL;
-      bad = !o->do_latency && !o->do_bandwidth;
+      o->do_latency = o->do_bandwidth = o->do_bibw = o->do_msgrate = 0;
+      char list[256];
+      snprintf(list, sizeof list, "%s", v);
+      for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "latency") == 0)
+          o->do_latency = 1;
+        else if (strcmp(t, "bandwidth") == 0)
+          o->do_bandwidth = 1;
+        else if (strcmp(t, "bibw") == 0)
+          o->do_bibw = 1;
+        else if (strcmp(t, "msgrate") == 0)
+          o->do_msgrate = 1;
+        else
+          bad = 1;
+      }
+      bad = bad || !(o->do_latency || o->do_bandwidth || o->do_bibw || o->do_msgrate);
     } else if (IS("-i", "--iterations")) {
       bad = parse_long(v, &o->lat_iters);
     } else if (IS("-w", "--windows")) {
@@ -144,9 +161,10 @@ static int parse_options(int argc, char **argv, Options *o) {
 }
 
 /* --- validation ------------------------------------------------------------------------------
- * Warm-up messages carry a full pattern (every byte checked); timed messages carry a stamp at the
- * first and last byte and one sampled byte, different for every iteration, so a message that did
- * not arrive (stale buffer) or arrived shifted is caught without touching the whole buffer. */
+ * Warm-up messages (latency: all; windowed tests: the first window) carry a full pattern (every
+ * byte checked); the others carry a stamp at the first and last byte and one sampled byte,
+ * different for every iteration, so a message that did not arrive (stale buffer) or arrived
+ * shifted is caught without touching the whole buffer. */
 static uint8_t pattern_byte(size_t i, uint32_t seed) {
   uint32_t x = (uint32_t)i * 2654435761u ^ seed * 40503u;
   return (uint8_t)((x >> 24) ^ (x >> 11));
@@ -214,7 +232,9 @@ static long scaled(long base, long minimum, size_t bytes, double scale) {
   double n = (double)base;
   if (bytes > SCALE_ABOVE) n = n * SCALE_ABOVE / (double)bytes;
   n *= scale;
-  double floor_n = (double)minimum * (scale < 1 ? scale : 1);
+  /* The minimum shrinks with --scale only down to 0.25 of itself (5 windows, 25 ping-pongs at least): fewer samples
+   * make a p50 that one preemption decides. */
+  double floor_n = (double)minimum * (scale < 0.25 ? 0.25 : (scale < 1 ? scale : 1));
   if (n < floor_n) n = floor_n;
   return n < 1 ? 1 : (long)n;
 }
@@ -297,7 +317,7 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
     double t0 = MPI_Wtime();
     if (s == 0) start = t0;
     for (long k = 0; k < count; ++k, ++it) {
-      const int full = s < 0;
+      const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
       if (g_rank == 0) {
         for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
           if (full)
@@ -337,6 +357,59 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
   r->samples = samples;
 }
 
+/* Bi-directional: both ranks post W Irecvs and W Isends, then Waitall on all 2W; each rank
+ * validates what it received. A sample is one window; its time per message (each direction) is
+ * window time / W, so the bandwidth over both directions is 2 x bytes / that. */
+static void bibw(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t *rbuf, size_t nbuf, Result *r) {
+  const char *test = "bibw";
+  const int peer = 1 - g_rank;
+  const int n = (int)bytes;
+  long warm = 2;
+  int samples = windows < MAX_SAMPLES ? (int)windows : MAX_SAMPLES;
+  long per_sample = windows / samples;
+  windows = per_sample * samples;
+  static MPI_Request reqs[2 * MAX_WINDOW];
+  static MPI_Status sts[2 * MAX_WINDOW];
+  memset(r, 0, sizeof *r);
+  MPI_Barrier(MPI_COMM_WORLD);
+  long it = 0;
+  double start = 0;
+  for (int s = -1; s < samples; ++s) { /* s == -1: warm-up windows */
+    long count = s < 0 ? warm : per_sample;
+    double t0 = MPI_Wtime();
+    if (s == 0) start = t0;
+    for (long k = 0; k < count; ++k, ++it) {
+      const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
+      for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
+        if (full)
+          fill_full(sbuf + b * bytes, bytes, full_seed(it, (int)b, g_rank));
+        else
+          stamp(sbuf + b * bytes, bytes, it, (int)b, g_rank);
+      }
+      for (int w = 0; w < window; ++w)
+        MPI_Irecv(rbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &reqs[w]);
+      for (int w = 0; w < window; ++w)
+        MPI_Isend(sbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &reqs[window + w]);
+      MPI_Waitall(2 * window, reqs, sts);
+      for (int w = 0; w < window; ++w) check_count(test, bytes, it, &sts[w]);
+      for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
+        if (full)
+          check_full(test, rbuf + b * bytes, bytes, it, full_seed(it, (int)b, peer));
+        else
+          check_stamp(test, rbuf + b * bytes, bytes, it, (int)b, peer);
+      }
+      if (full)
+        r->full_checked += window;
+      else
+        r->checked += window;
+    }
+    if (s >= 0) r->sample_s[s] = (MPI_Wtime() - t0) / (double)per_sample / window;
+  }
+  r->total_s = MPI_Wtime() - start;
+  r->iterations = windows;
+  r->samples = samples;
+}
+
 /* --- reporting --------------------------------------------------------------------------------- */
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -348,16 +421,18 @@ static double percentile(const double *sorted, int n, double p) {
   return sorted[i < 0 ? 0 : (i >= n ? n - 1 : i)];
 }
 
-/* One CSV line; *_us are one-way latency (latency) or time per message (bandwidth). */
+/* One CSV line; *_us are one-way latency (latency) or time per message (bandwidth, msgrate; bibw:
+ * per message each way); MB/s count `directions` streams (2 for bibw). */
 static void write_csv(FILE *csv, const char *label, const char *test, size_t bytes, const Result *r,
-                      long messages_per_iter, double avg_us) {
+                      long messages_per_iter, double avg_us, int directions) {
   double sorted[MAX_SAMPLES];
   memcpy(sorted, r->sample_s, sizeof(double) * (size_t)r->samples);
   qsort(sorted, (size_t)r->samples, sizeof(double), cmp_double);
   double min_us = sorted[0] * 1e6, max_us = sorted[r->samples - 1] * 1e6;
   double p50_us = percentile(sorted, r->samples, 0.5) * 1e6,
          p99_us = percentile(sorted, r->samples, 0.99) * 1e6;
-  double mbps = avg_us > 0 ? (double)bytes / avg_us : 0, p50_mbps = p50_us > 0 ? (double)bytes / p50_us : 0;
+  double mbps = avg_us > 0 ? (double)bytes * directions / avg_us : 0,
+         p50_mbps = p50_us > 0 ? (double)bytes * directions / p50_us : 0;
   fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld\n", label, test, bytes,
           r->iterations * messages_per_iter, r->samples, avg_us, min_us, p50_us, p99_us, max_us, mbps,
           p50_mbps, r->checked + r->full_checked);
@@ -461,38 +536,59 @@ int main(int argc, char **argv) {
         double avg_us = r.total_s / (double)r.iterations * 1e6;
         printf("%-10zu%18.2f\n", sizes[k], avg_us);
         fflush(stdout);
-        if (csv) write_csv(csv, label, "latency", sizes[k], &r, 1, avg_us);
+        if (csv) write_csv(csv, label, "latency", sizes[k], &r, 1, avg_us, 1);
       }
     }
   }
-  if (o.do_bandwidth) {
-    if (g_rank == 0)
-      printf("# OSU MPI Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n", o.window);
+  for (int kind = 0; kind < 3; ++kind) { /* 0 bandwidth, 1 bibw, 2 msgrate */
+    static const char *names[3] = {"bandwidth", "bibw", "msgrate"};
+    if (!(kind == 0 ? o.do_bandwidth : kind == 1 ? o.do_bibw : o.do_msgrate)) continue;
+    if (g_rank == 0) {
+      if (kind == 0)
+        printf("# OSU MPI Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n", o.window);
+      else if (kind == 1)
+        printf("# OSU MPI Bi-Directional Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n",
+               o.window);
+      else
+        printf("# OSU MPI Multiple Bandwidth / Message Rate Test (1 pair, window %d)\n"
+               "# Size                  MB/s        Messages/s\n",
+               o.window);
+    }
     for (int k = 0; k < nsizes; ++k) {
       long windows = scaled(o.bw_windows, o.min_bw_windows, sizes[k], o.scale);
       size_t nbuf = sizes[k] == 0 ? (size_t)o.window : buf_bytes / sizes[k];
       if (nbuf > (size_t)o.window) nbuf = (size_t)o.window;
       if (g_rank < 2) {
-        bandwidth(sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
+        if (kind == 1)
+          bibw(sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
+        else
+          bandwidth(sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
       } else {
         MPI_Barrier(MPI_COMM_WORLD);
       }
-      /* The receiver validated; it reports its count to rank 0. */
+      /* The receiver (bibw: each rank) validated; rank 1 reports its count to rank 0. */
       if (g_rank < 2) {
         long checked[2] = {r.checked, r.full_checked};
-        if (g_rank == 1)
+        if (g_rank == 1) {
           MPI_Send(checked, 2, MPI_LONG, 0, 4, MPI_COMM_WORLD);
-        else
+        } else {
           MPI_Recv(checked, 2, MPI_LONG, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          if (kind == 1) checked[0] += r.checked, checked[1] += r.full_checked;
+        }
         r.checked = checked[0];
         r.full_checked = checked[1];
         validated += g_rank == 0 ? r.checked + r.full_checked : 0;
       }
       if (g_rank == 0) {
+        /* time per message (per direction for bibw); bibw's MB/s counts both directions */
         double avg_us = r.total_s / (double)r.iterations / o.window * 1e6;
-        printf("%-10zu%20.2f\n", sizes[k], avg_us > 0 ? (double)sizes[k] / avg_us : 0.0);
+        double mbps = avg_us > 0 ? (double)sizes[k] / avg_us : 0.0;
+        if (kind == 2)
+          printf("%-10zu%18.2f%18.2f\n", sizes[k], mbps, avg_us > 0 ? 1e6 / avg_us : 0.0);
+        else
+          printf("%-10zu%20.2f\n", sizes[k], kind == 1 ? 2 * mbps : mbps);
         fflush(stdout);
-        if (csv) write_csv(csv, label, "bandwidth", sizes[k], &r, o.window, avg_us);
+        if (csv) write_csv(csv, label, names[kind], sizes[k], &r, kind == 1 ? 2L * o.window : o.window, avg_us, kind == 1 ? 2 : 1);
       }
     }
   }
