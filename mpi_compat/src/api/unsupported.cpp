@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Functions a program may link against that this version does not implement yet (collectives other
-// than MPI_Barrier, communicator and group management, derived datatypes, reduction operations, info
-// objects, topologies, matched probes, user error handlers and attributes: part 2). Each one raises
+// Functions a program may link against that this version does not implement yet: matched probes,
+// intercommunicators, and datatype keyvals and attributes. Each one raises
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler with a message naming it. The table is
 // every function mpi.h declares that no other file under api/ defines; README lists the same names.
 #include "api/export.hpp"
@@ -12,7 +11,7 @@ namespace {
 int unsupported(const char* fn) {
   return takyon::mpi::raise_error(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION,
                                   std::string(fn) + ": not supported by this version of libtakyon_mpi "
-                                                    "(point-to-point only; see the README's list)");
+                                                    "(see the README's list of what is not implemented yet)");
 }
 
 }  // namespace
