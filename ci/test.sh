@@ -187,8 +187,10 @@ for config in "${CONFIGS[@]}"; do
       ;;
     asan)
       if probe_sanitizer address,undefined; then
+        # No benchmarks here either (as in TSan): they are tools, built and smoke-tested in the
+        # normal configuration; the sanitizers watch the libraries, launcher and examples.
         run_config asan "${TAKYON_CI_BUDGET_asan:-420}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
-          -DTAKYON_SANITIZE=address
+          -DTAKYON_SANITIZE=address -DTAKYON_BUILD_BENCH=OFF
       else
         RESULT[asan]=FAILED DETAIL[asan]="ASan programs cannot run on this machine"
       fi
