@@ -6,6 +6,7 @@
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "datatype/datatype.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -77,6 +78,22 @@ int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
   e.requests().release(r);
   if (truncated) throw MpiError(MPI_ERR_TRUNCATE, why);
   return MPI_SUCCESS;
+}
+
+/// Blocking-receive fast path (Engine::recv_eager_now): an eager message copied from the ring into
+/// `buf`, no request. Contiguous datatypes only; false: the general path takes over.
+bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Datatype dt, MPI_Status* status) {
+  if (!type_is_contiguous(dt)) return false;
+  FastRecv got;
+  if (!engine().recv_eager_now(a.comm->ctx, a.world_peer, a.tag, buf, a.bytes, got)) return false;
+  if (status != MPI_STATUS_IGNORE) {
+    status->MPI_SOURCE = from_world(*a.comm, got.source);
+    status->MPI_TAG = got.tag;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status_set_bytes(status, got.bytes);
+    status->MPI_internal[2] = 0;
+  }
+  return true;
 }
 
 int recv_to_completion(const char* fn, Request* r, MPI_Status* status) {
@@ -163,6 +180,7 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
                          MPI_Status* status) {
   return guarded("MPI_Recv", comm, [&] {
     P2pArgs a = check_recv("MPI_Recv", buf, count, datatype, source, tag, comm);
+    if (!a.null_proc && recv_eager_now(a, buf, datatype, status)) return MPI_SUCCESS;
     return recv_to_completion("MPI_Recv", make_recv(a, buf, datatype), status);
   });
 }

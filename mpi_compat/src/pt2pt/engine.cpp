@@ -11,6 +11,8 @@
 namespace takyon::mpi {
 namespace {
 
+constexpr int kNoRank = -2;  ///< progress_except: skip no ring
+
 std::uint64_t read_u64(const shm::CellHeader* cell) {
   std::uint64_t v = 0;
   std::memcpy(&v, reinterpret_cast<const char*>(cell + 1), sizeof v);
@@ -101,7 +103,7 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
   if (r->bytes <= out.payload_capacity()) {
     cell->kind = shm::CellKind::kEager;
     cell->bytes = std::uint32_t(r->bytes);
-    if (r->bytes != 0) std::memcpy(reinterpret_cast<char*>(cell + 1), r->buf, r->bytes);
+    shm::copy_payload(cell + 1, r->buf, r->bytes);
     if (r->mode == SendMode::kSync) {
       cell->flags = shm::kFlagSync;
       cell->msg_id = p.next_msg_id++;
@@ -133,7 +135,7 @@ bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std
   cell->ctx = ctx;
   cell->tag = tag;
   cell->bytes = std::uint32_t(bytes);
-  if (bytes != 0) std::memcpy(reinterpret_cast<char*>(cell + 1), buf, bytes);
+  shm::copy_payload(cell + 1, buf, bytes);
   p.out.publish(cell);
   return true;
 }
@@ -213,7 +215,7 @@ void Engine::deliver_eager(Request* r, int source, int tag, const char* data, st
   r->truncated = bytes > r->bytes;
   r->sent_bytes = bytes;
   if (r->truncated) n = r->bytes;
-  if (n != 0) std::memcpy(r->buf, data, n);
+  shm::copy_payload(r->buf, data, n);
   r->status_source = source;
   r->status_tag = tag;
   r->status_bytes = n;
@@ -364,6 +366,53 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
   }
 }
 
+int Engine::take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::size_t capacity, FastRecv& out) {
+  const shm::CellHeader* cell = p.in.peek();
+  if (cell == nullptr) return 0;
+  if (cell->kind == shm::CellKind::kEager && cell->flags == 0 && cell->bytes <= capacity &&
+      envelope_matches(ctx, kAnySource, tag, cell->ctx, source, cell->tag)) {
+    shm::copy_payload(buf, cell + 1, cell->bytes);
+    out.source = source;
+    out.tag = cell->tag;
+    out.bytes = cell->bytes;
+    p.in.release();
+    return 1;
+  }
+  handle_cell(p, source, cell);
+  p.in.release();
+  return -1;
+}
+
+bool Engine::recv_eager_now(int ctx, int source, int tag, void* buf, std::size_t capacity, FastRecv& out) {
+  // Earlier posted receives match first, and a queued message is the oldest match: general path.
+  if (source == rank_ || posted_.size() != 0 || unexpected_.find(ctx, source, tag) != nullptr) return false;
+  if (source != kAnySource && peers_[std::size_t(source)].path) return false;
+  Backoff backoff;
+  for (;;) {
+    int got = 0;
+    if (source != kAnySource) {
+      // Look at the one ring a few times before the rest of progress: a ping-pong's reply lands here.
+      Peer& p = peers_[std::size_t(source)];
+      for (int look = 0; look < 16 && got == 0; ++look) got = take_eager(p, source, ctx, tag, buf, capacity, out);
+    } else {
+      for (int s : remote_) {
+        Peer& p = peers_[std::size_t(s)];
+        if (p.path) continue;  // progress_except drains path channels
+        got = take_eager(p, s, ctx, tag, buf, capacity, out);
+        if (got != 0) break;
+      }
+    }
+    if (got == 1) return true;
+    // What was handled (or arrived on another channel) may be ours now, and only a request takes it.
+    if (progress_except(source) || got < 0) {
+      if (unexpected_.find(ctx, source, tag) != nullptr) return false;
+      backoff.reset();
+    } else if (backoff.idle()) {
+      check_peers();
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Progress
 
@@ -393,7 +442,9 @@ bool Engine::pump_streams(Peer& p) {
   return moved;
 }
 
-bool Engine::progress() {
+bool Engine::progress() { return progress_except(kNoRank); }
+
+bool Engine::progress_except(int skip_ring) {
   bool moved = false;
   for (int source : remote_) {
     Peer& p = peers_[std::size_t(source)];
@@ -401,10 +452,12 @@ bool Engine::progress() {
       moved = progress_path(p, source) || moved;
       continue;
     }
-    while (const shm::CellHeader* cell = p.in.peek()) {
-      handle_cell(p, source, cell);
-      p.in.release();
-      moved = true;
+    if (skip_ring != source && skip_ring != kAnySource) {
+      while (const shm::CellHeader* cell = p.in.peek()) {
+        handle_cell(p, source, cell);
+        p.in.release();
+        moved = true;
+      }
     }
     if (!p.pending.empty()) {
       std::size_t before = p.pending.size();

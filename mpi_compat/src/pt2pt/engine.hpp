@@ -32,6 +32,13 @@
 
 namespace takyon::mpi {
 
+/// What Engine::recv_eager_now received (a receive's status, without a Request).
+struct FastRecv {
+  int source = 0;  ///< world rank
+  int tag = 0;
+  std::size_t bytes = 0;
+};
+
 /// What Engine::probe found.
 struct ProbeResult {
   int source = 0;  ///< world rank
@@ -57,6 +64,14 @@ class Engine {
   /// Blocking-send fast path: if the message is eager, goes to another rank, nothing is queued before
   /// it and the ring has room, writes it and returns true (no request needed); else returns false.
   bool try_send_eager_now(int dest, int ctx, int tag, const void* buf, std::size_t bytes);
+  /// Blocking-receive fast path: with no receive posted and nothing matching in the unexpected queue,
+  /// waits for the next message from `source` (world rank or kAnySource; shared-memory peers only)
+  /// and, if it is a plain eager message that matches and fits, copies it from the ring straight into
+  /// `buf` and returns true (no request, no heap copy). Returns false as soon as the general path must
+  /// take over (something else arrived that matches, a path channel, a self-send, a synchronous or
+  /// rendezvous or oversized message): what arrived meanwhile was handled as progress() handles it,
+  /// so a receive started then finds it in the unexpected queue. Throws PeerFailure like wait_until.
+  bool recv_eager_now(int ctx, int source, int tag, void* buf, std::size_t capacity, FastRecv& out);
   /// Starts a filled-in send / receive request (null_proc ones complete at once).
   void start_send(Request* r);
   void start_recv(Request* r);
@@ -130,6 +145,11 @@ class Engine {
   void send_to_self(Request* r);
   void complete(Request* r);
   bool pump_streams(Peer& p);
+  /// progress(), except that the shm ring of `skip_ring` (a rank; kAnySource: every ring) is not drained.
+  bool progress_except(int skip_ring);
+  /// recv_eager_now's look at one ring: 1 the message was taken, 0 the ring is empty, -1 another cell
+  /// was handled.
+  int take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::size_t capacity, FastRecv& out);
 
   int rank_;
   int size_;

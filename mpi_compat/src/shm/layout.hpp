@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace takyon::mpi::shm {
 
@@ -62,6 +63,32 @@ struct alignas(kCacheLine) InboxHeader {
   std::int32_t owner_pid;
   std::atomic<std::uint32_t> finalized;  ///< the owner called MPI_Finalize (its exit is no failure)
 };
+
+/// Copies a message payload; the small sizes of latency-bound messages inline (two overlapping
+/// loads and stores) instead of a call to memcpy.
+inline void copy_payload(void* dst, const void* src, std::size_t n) {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  if (n > 16) {
+    std::memcpy(d, s, n);
+  } else if (n >= 8) {
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+    std::memcpy(&a, s, 8);
+    std::memcpy(&b, s + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    std::uint32_t a = 0;
+    std::uint32_t b = 0;
+    std::memcpy(&a, s, 4);
+    std::memcpy(&b, s + n - 4, 4);
+    std::memcpy(d, &a, 4);
+    std::memcpy(d + n - 4, &b, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
 
 /// Where everything lies in one inbox, computed alike by its owner and by every peer.
 struct InboxLayout {
