@@ -18,7 +18,7 @@ Request* RequestPool::acquire() {
   // Rebuilt in place (release() already freed `owned`): plain stores of every default, no
   // temporary and no move-assignment, which measured costly on the send path.
   r->~Request();
-  new (r) Request();
+  new (r) Request;  // default-initialised: each member its initialiser (value-init zeroed all with rep stos)
   r->magic = Request::kMagic;
   ++live_;
   return r;
