@@ -244,6 +244,12 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
     P2pArgs s = check_send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm);
     P2pArgs r = check_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm);
     Engine& e = engine();
+    // Fast path: an eager send that goes out at once is complete, and what is left is a blocking receive.
+    if (!s.null_proc && !r.null_proc && type_is_contiguous(sendtype) &&
+        e.try_send_eager_now(s.world_peer, s.comm->ctx, s.tag, sendbuf, s.bytes)) {
+      if (recv_eager_now(r, recvbuf, recvtype, status)) return MPI_SUCCESS;
+      return recv_to_completion("MPI_Sendrecv", make_recv(r, recvbuf, recvtype), status);
+    }
     Request* rr = make_recv(r, recvbuf, recvtype);
     e.start_recv(rr);
     Request* sr = make_send(s, sendbuf, sendtype, SendMode::kStandard);

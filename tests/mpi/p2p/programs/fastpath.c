@@ -2,8 +2,8 @@
 /* The blocking-receive fast path (an eager message copied from the ring straight into the buffer)
  * and its hand-over to the general path: messages skipped by tag that must stay queued in order, a
  * receive posted earlier that must match first, ANY_SOURCE / ANY_TAG over every sender, synchronous,
- * rendezvous and zero-byte messages in one ordered stream, truncation, self-sends. Rank 0 receives,
- * every other rank sends. np 1-5. */
+ * rendezvous and zero-byte messages in one ordered stream, truncation, self-sends, Sendrecv (its send
+ * goes first when it can go at once). Rank 0 receives, every other rank sends. np 1-5. */
 #include "test_util.h"
 
 #define BIG (64 * 1024 + 3) /* rendezvous on every channel */
@@ -148,6 +148,25 @@ int main(int argc, char **argv) {
     CHECK(in == left * 1000 + round && st.MPI_SOURCE == left);
   }
   PRINT0("self-send and ring ok\n");
+
+  /* 7. Sendrecv around the ring: an eager send that goes at once, then the receive (any source too);
+   * a rendezvous send takes the general path */
+  for (int round = 0; round < 10; ++round) {
+    int out[3] = {rank, round, 7}, in[3] = {-1, -1, -1};
+    int src = round % 2 ? MPI_ANY_SOURCE : left;
+    CHECK_MPI(MPI_Sendrecv(out, 3, MPI_INT, right, 10 + round, in, 3, MPI_INT, src, 10 + round, MPI_COMM_WORLD, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(in[0] == left && in[1] == round && in[2] == 7 && st.MPI_SOURCE == left && st.MPI_TAG == 10 + round &&
+          count == 3);
+  }
+  unsigned char *big_in = (unsigned char *)malloc(BIG);
+  CHECK(big_in != NULL);
+  fill_pattern(big, BIG, seed_of(rank, 11, 0));
+  CHECK_MPI(MPI_Sendrecv(big, BIG, MPI_BYTE, right, 11, big_in, BIG, MPI_BYTE, left, 11, MPI_COMM_WORLD, &st));
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  CHECK(count == BIG && check_pattern(big_in, BIG, seed_of(left, 11, 0)) == -1);
+  free(big_in);
+  PRINT0("Sendrecv ring ok\n");
 
   free(big);
   MPI_Finalize();
