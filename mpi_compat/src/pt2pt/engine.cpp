@@ -3,9 +3,11 @@
 #include "pt2pt/engine.hpp"
 
 #include <signal.h>
+#include <sys/uio.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace takyon::mpi {
@@ -19,8 +21,20 @@ std::uint64_t read_u64(const shm::CellHeader* cell) {
   return v;
 }
 
-void write_u64(shm::CellHeader* cell, std::uint64_t v) {
-  std::memcpy(reinterpret_cast<char*>(cell + 1), &v, sizeof v);
+void write_u64(shm::CellHeader* cell, std::uint64_t v, std::size_t at = 0) {
+  std::memcpy(reinterpret_cast<char*>(cell + 1) + at, &v, sizeof v);
+}
+
+std::uint64_t read_u64_at(const shm::CellHeader* cell, std::size_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, reinterpret_cast<const char*>(cell + 1) + at, sizeof v);
+  return v;
+}
+
+/// CMA for lone rendezvous messages unless TAKYON_MPI_CMA=0 (tests and comparisons).
+bool cma_wanted() {
+  const char* e = std::getenv("TAKYON_MPI_CMA");
+  return e == nullptr || std::strcmp(e, "0") != 0;
 }
 
 /// A process that has exited but not been reaped yet still answers kill(pid, 0).
@@ -43,6 +57,7 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     : rank_(rank), size_(size), layout_(layout), peers_(std::size_t(size)) {
   void* mine = inboxes[std::size_t(rank)];
   my_header_ = static_cast<shm::InboxHeader*>(mine);
+  const bool cma = cma_wanted();
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
     remote_.push_back(r);
@@ -59,6 +74,7 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     p.bulk_in =
         shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
     p.header = static_cast<const shm::InboxHeader*>(theirs);
+    p.cma = cma && p.pid > 0;
   }
 }
 
@@ -115,9 +131,11 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
     }
   } else {
     cell->kind = shm::CellKind::kRts;
-    cell->bytes = sizeof(std::uint64_t);
+    cell->bytes = 2 * sizeof(std::uint64_t);
     cell->msg_id = p.next_msg_id++;
     write_u64(cell, r->bytes);
+    write_u64(cell, reinterpret_cast<std::uintptr_t>(r->buf), sizeof(std::uint64_t));
+    if (!p.path && p.awaiting.empty() && p.streaming_out.empty()) cell->flags = shm::kFlagSolo;
     p.awaiting.emplace(cell->msg_id, r);
     out.publish(cell);
   }
@@ -223,7 +241,26 @@ void Engine::deliver_eager(Request* r, int source, int tag, const char* data, st
   complete(r);
 }
 
-void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total) {
+bool Engine::read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    iovec local{static_cast<char*>(r->buf) + done, bytes - done};
+    iovec remote{reinterpret_cast<void*>(std::uintptr_t(addr + done)), bytes - done};
+    ssize_t n = process_vm_readv(p.pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      // Not permitted here (seccomp, ptrace rules), or no such memory: the pipeline, for good.
+      // Whatever was read is overwritten by the pipeline's copy.
+      p.cma = false;
+      return false;
+    }
+    done += std::size_t(n);
+  }
+  return true;
+}
+
+void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
+                             std::uint64_t addr) {
   std::size_t wanted = total > r->bytes ? r->bytes : total;
   r->truncated = total > r->bytes;
   r->sent_bytes = total;
@@ -234,6 +271,11 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   r->rndv_total = wanted;
   r->rndv_done = 0;
   Peer& p = peers_[std::size_t(source)];
+  if (solo && p.cma && !p.path && wanted != 0 && p.streaming_in.empty() && read_from_sender(p, r, addr, wanted)) {
+    queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
+    complete(r);
+    return;
+  }
   if (wanted != 0) p.streaming_in.push_back(r);
   queue_or_emit(p, source, Outgoing{Outgoing::Kind::kCts, nullptr, msg_id, wanted});
   if (wanted == 0) complete(r);
@@ -241,7 +283,7 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
 
 void Engine::match_unexpected(Request* r, std::unique_ptr<Unexpected> u) {
   if (u->kind == Unexpected::Kind::kRts) {
-    start_rndv_recv(r, u->source, u->tag, u->msg_id, u->bytes);
+    start_rndv_recv(r, u->source, u->tag, u->msg_id, u->bytes, u->solo, u->addr);
     return;
   }
   deliver_eager(r, u->source, u->tag, u->data.get(), u->bytes);
@@ -315,8 +357,10 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
     }
     case shm::CellKind::kRts: {
       std::size_t total = read_u64(cell);
+      bool solo = (cell->flags & shm::kFlagSolo) != 0 && cell->bytes >= 2 * sizeof(std::uint64_t);
+      std::uint64_t addr = solo ? read_u64_at(cell, sizeof(std::uint64_t)) : 0;
       if (Request* r = posted_.match(cell->ctx, source, cell->tag)) {
-        start_rndv_recv(r, source, cell->tag, cell->msg_id, total);
+        start_rndv_recv(r, source, cell->tag, cell->msg_id, total, solo, addr);
         return;
       }
       auto u = std::make_unique<Unexpected>();
@@ -326,6 +370,8 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       u->tag = cell->tag;
       u->bytes = total;
       u->msg_id = cell->msg_id;
+      u->solo = solo;
+      u->addr = addr;
       unexpected_.add(std::move(u));
       return;
     }

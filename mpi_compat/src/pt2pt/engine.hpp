@@ -10,7 +10,10 @@
 //   sync   eager with kFlagSync; the receiver answers kAck when it matches (MPI_Ssend).
 //   rndv   kRts (envelope, size) -> the receiver matches and answers kCts (bytes wanted) -> the
 //          sender streams the data through the pair's bulk pipeline in kCts order (on a path channel:
-//          as kData frames in the same ordered stream as every other frame).
+//          as kData frames in the same ordered stream as every other frame). A kRts with kFlagSolo
+//          (nothing else in flight from that sender) over shm is instead read by the receiver from the
+//          sender's memory in one copy (process_vm_readv) and answered with kAck; if the kernel
+//          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
 // behind it, keeping order) while progress keeps draining this rank's own inbox.
 #pragma once
@@ -126,6 +129,7 @@ class Engine {
     std::uint32_t next_msg_id = 1;
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
+    bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
   };
 
@@ -140,7 +144,10 @@ class Engine {
   void queue_or_emit(Peer& p, int dest, const Outgoing& o);
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
-  void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total);
+  void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
+                       std::uint64_t addr);
+  /// Single copy of a lone rendezvous message: reads it from the sender's memory into r->buf.
+  bool read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes);
   void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);
   void send_to_self(Request* r);
   void complete(Request* r);

@@ -23,7 +23,7 @@ inline constexpr std::uint64_t kInboxMagic = 0x54414b594f4e4d31ULL;  // "TAKYONM
 /// What a cell carries (CellHeader::kind).
 enum class CellKind : std::uint8_t {
   kEager = 1,  ///< envelope + the whole payload in the cell
-  kRts = 2,    ///< rendezvous request: envelope, total bytes (in the payload), msg_id
+  kRts = 2,    ///< rendezvous request: envelope, total bytes and the sender's address (payload), msg_id
   kCts = 3,    ///< clear to send (receiver -> sender): msg_id, bytes wanted (in the payload)
   kAck = 4,    ///< synchronous-send acknowledgement (receiver -> sender): msg_id
   kData = 5,   ///< path channels only: the next rendezvous chunk (payload), streams in kCts order
@@ -31,6 +31,9 @@ enum class CellKind : std::uint8_t {
 
 /// CellHeader::flags
 inline constexpr std::uint8_t kFlagSync = 1;  ///< the sender wants a kAck once the message is matched
+/// kRts: the sender has nothing else in flight to this receiver, so the receiver may copy the data
+/// itself from the address in the payload (CMA, process_vm_readv) and answer kAck instead of kCts.
+inline constexpr std::uint8_t kFlagSolo = 2;
 
 struct CellHeader {
   std::atomic<std::uint32_t> seq;  ///< producer's count + 1, stored last (release)
