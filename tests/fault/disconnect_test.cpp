@@ -18,7 +18,8 @@
 namespace takyon::test {
 namespace {
 
-enum class WaitIn { kRecv, kRecvZombiePeer, kSend, kDestroy };
+// kRecvPolled: takyonRecv with a zero recv_start_timeout, called in a loop (how MPI polls a path).
+enum class WaitIn { kRecv, kRecvZombiePeer, kRecvPolled, kSend, kDestroy };
 
 const char* wait_in_name(WaitIn where) {
   switch (where) {
@@ -26,6 +27,8 @@ const char* wait_in_name(WaitIn where) {
       return "Recv";
     case WaitIn::kRecvZombiePeer:
       return "RecvZombiePeer";
+    case WaitIn::kRecvPolled:
+      return "RecvPolled";
     case WaitIn::kSend:
       return "Send";
     case WaitIn::kDestroy:
@@ -65,6 +68,18 @@ Outcome wait_in(WaitIn where, PathHandle& path) {
     case WaitIn::kRecvZombiePeer: {
       uint64_t bytes = 0;
       out.ok = takyonRecv(path.get(), 0, &bytes, nullptr, &out.timed_out);
+      out.error = path_error(path.get());
+      break;
+    }
+    case WaitIn::kRecvPolled: {
+      // Each call returns at once; the disconnect must still show within the budget (bounded here
+      // so that a miss fails instead of hanging).
+      uint64_t bytes = 0;
+      const double give_up = now_s() + 3.0;
+      do {
+        out.timed_out = false;
+        out.ok = takyonRecv(path.get(), 0, &bytes, nullptr, &out.timed_out);
+      } while (out.ok && out.timed_out && now_s() < give_up);
       out.error = path_error(path.get());
       break;
     }
@@ -114,6 +129,7 @@ TEST_P(KilledPeer, WaitingCallFailsPromptly) {
       Mode::kProcesses,
       [&](Endpoint& ep) {
         Attrs attrs(provider(), id, true, polling(), 1, 1, 1024, 5.0);
+        if (where() == WaitIn::kRecvPolled) attrs.attrs.recv_start_timeout = 0;
         PathHandle path = create_path(ep, attrs);
         TK_ASSERT(ep, ep.wait_peer()) << "B never got ready";
         if (where() == WaitIn::kSend) send_message(ep, path.get(), 0, 100);  // Fills B's only buffer.
@@ -139,7 +155,7 @@ INSTANTIATE_TEST_SUITE_P(InterProcess, KilledPeer,
                          ::testing::Combine(::testing::Values("InterProcessMemcpy", "InterProcessPointer"),
                                             ::testing::Bool(),
                                             ::testing::Values(WaitIn::kRecv, WaitIn::kRecvZombiePeer,
-                                                              WaitIn::kSend, WaitIn::kDestroy)),
+                                                              WaitIn::kRecvPolled, WaitIn::kSend, WaitIn::kDestroy)),
                          disconnect_param_name);
 
 // ---- Peer endpoint destroyed (gracefully) while this side waits (every provider).

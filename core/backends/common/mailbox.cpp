@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Mailbox implementation: spin or futex waits with peer liveness checks every few milliseconds.
+// Mailbox implementation: spin or futex waits with peer liveness checks every few milliseconds;
+// zero-timeout looks without a system call.
 #include "backends/common/mailbox.hpp"
 
 #include <sched.h>
@@ -64,10 +65,10 @@ template <typename Ready>
 Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what,
                      int k, Deadline deadline, ErrorLog& log) {
   if (ready()) return Status::kOk;
+  if (deadline.is_immediate()) return look_once(ready, what, k, log);
   // The clock is read only once a wait lasts (first check after 64 spins when polling): a
   // ping-pong's waits are shorter than that and never pay for it.
   int64_t start = -1;
-  int64_t next_liveness = 0;  // check at the first opportunity: the peer may already be gone
   for (uint32_t spins = 1;; ++spins) {
     if (!polling_ || (spins & 63u) == 0) {
       const int64_t now = now_ns();
@@ -76,13 +77,14 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
         if (ready()) return Status::kOk;  // delivered before the peer left
         return disconnected(what, k, "the peer destroyed its endpoint", log);
       }
-      if (now >= next_liveness) {
+      if (now >= next_liveness_ns_.load(std::memory_order_relaxed)) {
         std::string why;
         if (!peer_alive(why)) {
           if (ready()) return Status::kOk;
           return disconnected(what, k, why, log);
         }
-        next_liveness = now + (polling_ ? kPollingLivenessPeriodNs : kEventLivenessPeriodNs);
+        next_liveness_ns_.store(now + (polling_ ? kPollingLivenessPeriodNs : kEventLivenessPeriodNs),
+                                std::memory_order_relaxed);
       }
       if (deadline.expired(now)) return ready() ? Status::kOk : Status::kTimedOut;
       if (!polling_) {
@@ -95,7 +97,9 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
           // end the wait, and each of those wakes us: sleep until then. Otherwise wake up for
           // the next liveness check.
           int64_t slice = deadline.remaining_ns(now);
-          if (monitor_ != nullptr) slice = std::min(slice, next_liveness - now);
+          if (monitor_ != nullptr) {
+            slice = std::min(slice, std::max<int64_t>(next_liveness_ns_.load(std::memory_order_relaxed) - now, 0));
+          }
           sys::futex_wait(futex_word(word), observed, slice == INT64_MAX ? -1 : std::max<int64_t>(slice, 1000),
                           shared_);
         }
@@ -108,6 +112,30 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
     }
     if (ready()) return Status::kOk;
   }
+}
+
+template <typename Ready>
+Status Mailbox::look_once(Ready ready, WaitFor what, int k, ErrorLog& log) {
+  // A zero timeout (MPI over a path polls every buffer this way): no spinning, no system call. A
+  // destroyed peer shows in shared memory; a dead process is checked every 64th empty look, and
+  // then only once the liveness period has passed since the last check (the first look checks).
+  if (what != WaitFor::kPeerClosing && peer_closing()) {
+    if (ready()) return Status::kOk;
+    return disconnected(what, k, "the peer destroyed its endpoint", log);
+  }
+  if (monitor_ != nullptr && (immediate_looks_.fetch_add(1, std::memory_order_relaxed) & 63u) == 0) {
+    const int64_t now = now_ns();
+    if (now >= next_liveness_ns_.load(std::memory_order_relaxed)) {
+      std::string why;
+      if (!peer_alive(why)) {
+        if (ready()) return Status::kOk;
+        return disconnected(what, k, why, log);
+      }
+      next_liveness_ns_.store(now + (polling_ ? kPollingLivenessPeriodNs : kEventLivenessPeriodNs),
+                              std::memory_order_relaxed);
+    }
+  }
+  return ready() ? Status::kOk : Status::kTimedOut;
 }
 
 Status Mailbox::wait_free_buffer(int k, Deadline start, ErrorLog& log) {

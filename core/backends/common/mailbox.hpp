@@ -117,6 +117,8 @@ class Mailbox {
   template <typename Ready>
   Status wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what, int k,
               Deadline deadline, ErrorLog& log);
+  template <typename Ready>
+  Status look_once(Ready ready, WaitFor what, int k, ErrorLog& log);
   Status disconnected(WaitFor what, int k, const std::string& why, ErrorLog& log);
 
   Side mine_;
@@ -128,6 +130,10 @@ class Mailbox {
   PeerMonitor* monitor_;
   std::vector<uint32_t> posted_;    ///< Messages posted per send buffer.
   std::vector<uint32_t> consumed_;  ///< Messages received per receive buffer.
+  // Peer liveness is checked at a bounded rate across calls, not on every call (atomics: a path's
+  // sends and receives may wait in different threads). 0: check at the first opportunity.
+  std::atomic<int64_t> next_liveness_ns_{0};
+  std::atomic<uint32_t> immediate_looks_{0};  ///< Zero-timeout looks that found nothing.
 };
 
 }  // namespace takyon::detail

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Blocking and nonblocking sends and receives, Sendrecv, and the MPI_Bsend buffer.
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "datatype/datatype.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -79,6 +81,30 @@ int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
   e.requests().release(r);
   if (truncated) throw MpiError(MPI_ERR_TRUNCATE, why);
   return MPI_SUCCESS;
+}
+
+/// Where the data of a contiguous datatype starts: buf + its lower bound (integer arithmetic: buf may
+/// be MPI_BOTTOM with an absolute lower bound).
+char* contiguous_data(const void* buf, MPI_Datatype dt) {
+  return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(type_lb(dt)));
+}
+
+/// Blocking-receive fast path (Engine::recv_eager_now): an eager message copied from the ring into
+/// the buffer, no request. Contiguous datatypes only; false: the general path takes over.
+bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Datatype dt, MPI_Status* status) {
+  if (!type_is_contiguous(dt)) return false;
+  FastRecv got;
+  if (!engine().recv_eager_now(a.comm->ctx, a.world_peer, a.tag, contiguous_data(buf, dt), a.bytes, got)) {
+    return false;
+  }
+  if (status != MPI_STATUS_IGNORE) {
+    status->MPI_SOURCE = from_world(*a.comm, got.source);
+    status->MPI_TAG = got.tag;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status_set_bytes(status, got.bytes);
+    status->MPI_internal[2] = 0;
+  }
+  return true;
 }
 
 int recv_to_completion(const char* fn, Request* r, MPI_Status* status) {
@@ -165,6 +191,7 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
                          MPI_Status* status) {
   return guarded("MPI_Recv", comm, [&] {
     P2pArgs a = check_recv("MPI_Recv", buf, count, datatype, source, tag, comm);
+    if (!a.null_proc && recv_eager_now(a, buf, datatype, status)) return MPI_SUCCESS;
     return recv_to_completion("MPI_Recv", make_recv(a, buf, datatype), status);
   });
 }
@@ -228,6 +255,12 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
     P2pArgs s = check_send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm);
     P2pArgs r = check_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm);
     Engine& e = engine();
+    // Fast path: an eager send that goes out at once is complete, and what is left is a blocking receive.
+    if (!s.null_proc && !r.null_proc && type_is_contiguous(sendtype) &&
+        e.try_send_eager_now(s.world_peer, s.comm->ctx, s.tag, contiguous_data(sendbuf, sendtype), s.bytes)) {
+      if (recv_eager_now(r, recvbuf, recvtype, status)) return MPI_SUCCESS;
+      return recv_to_completion("MPI_Sendrecv", make_recv(r, recvbuf, recvtype), status);
+    }
     Request* rr = make_recv(r, recvbuf, recvtype);
     e.start_recv(rr);
     Request* sr = make_send(s, sendbuf, sendtype, SendMode::kStandard);

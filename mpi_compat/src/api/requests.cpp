@@ -21,8 +21,16 @@ std::vector<Request*> check_requests(const char* fn, int count, MPI_Request* han
   if (count > 0 && handles == nullptr) fail(MPI_ERR_REQUEST, fn, "array_of_requests is NULL");
   std::vector<Request*> reqs(std::size_t(count), nullptr);
   for (int i = 0; i < count; ++i) {
-    std::string arg = "array_of_requests[" + std::to_string(i) + "]";
-    Request* r = check_request(handles[i], fn, arg.c_str());
+    Request* r = nullptr;
+    if (handles[i] != MPI_REQUEST_NULL) {
+      check_initialized(fn);
+      // The argument's name is built only for the error (it cost a heap string per request).
+      if (engine().requests().owns_live(handles[i])) {
+        r = reinterpret_cast<Request*>(handles[i]);
+      } else {
+        check_request(handles[i], fn, ("array_of_requests[" + std::to_string(i) + "]").c_str());
+      }
+    }
     reqs[std::size_t(i)] = r != nullptr && r->active ? r : nullptr;
   }
   return reqs;

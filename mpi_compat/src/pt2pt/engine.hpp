@@ -10,7 +10,10 @@
 //   sync   eager with kFlagSync; the receiver answers kAck when it matches (MPI_Ssend).
 //   rndv   kRts (envelope, size) -> the receiver matches and answers kCts (bytes wanted) -> the
 //          sender streams the data through the pair's bulk pipeline in kCts order (on a path channel:
-//          as kData frames in the same ordered stream as every other frame).
+//          as kData frames in the same ordered stream as every other frame). A kRts with kFlagSolo
+//          (nothing else in flight from that sender) over shm is instead read by the receiver from the
+//          sender's memory in one copy (process_vm_readv) and answered with kAck; if the kernel
+//          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
 // behind it, keeping order) while progress keeps draining this rank's own inbox.
 #pragma once
@@ -31,6 +34,13 @@
 #include "shm/ring.hpp"
 
 namespace takyon::mpi {
+
+/// What Engine::recv_eager_now received (a receive's status, without a Request).
+struct FastRecv {
+  int source = 0;  ///< world rank
+  int tag = 0;
+  std::size_t bytes = 0;
+};
 
 /// What Engine::probe found.
 struct ProbeResult {
@@ -57,6 +67,14 @@ class Engine {
   /// Blocking-send fast path: if the message is eager, goes to another rank, nothing is queued before
   /// it and the ring has room, writes it and returns true (no request needed); else returns false.
   bool try_send_eager_now(int dest, int ctx, int tag, const void* buf, std::size_t bytes);
+  /// Blocking-receive fast path: with no receive posted and nothing matching in the unexpected queue,
+  /// waits for the next message from `source` (world rank or kAnySource; shared-memory peers only)
+  /// and, if it is a plain eager message that matches and fits, copies it from the ring straight into
+  /// `buf` and returns true (no request, no heap copy). Returns false as soon as the general path must
+  /// take over (something else arrived that matches, a path channel, a self-send, a synchronous or
+  /// rendezvous or oversized message): what arrived meanwhile was handled as progress() handles it,
+  /// so a receive started then finds it in the unexpected queue. Throws PeerFailure like wait_until.
+  bool recv_eager_now(int ctx, int source, int tag, void* buf, std::size_t capacity, FastRecv& out);
   /// Starts a filled-in send / receive request (null_proc ones complete at once).
   void start_send(Request* r);
   void start_recv(Request* r);
@@ -114,6 +132,7 @@ class Engine {
     std::uint32_t next_msg_id = 1;
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
+    bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
   };
 
@@ -128,11 +147,19 @@ class Engine {
   void queue_or_emit(Peer& p, int dest, const Outgoing& o);
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
-  void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total);
+  void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
+                       std::uint64_t addr);
+  /// Single copy of a lone rendezvous message: reads it from the sender's memory into r->buf.
+  bool read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes);
   void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);
   void send_to_self(Request* r);
   void complete(Request* r);
   bool pump_streams(Peer& p);
+  /// progress(), except that the shm ring of `skip_ring` (a rank; kAnySource: every ring) is not drained.
+  bool progress_except(int skip_ring);
+  /// recv_eager_now's look at one ring: 1 the message was taken, 0 the ring is empty, -1 another cell
+  /// was handled.
+  int take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::size_t capacity, FastRecv& out);
 
   int rank_;
   int size_;

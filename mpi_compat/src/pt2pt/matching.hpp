@@ -23,6 +23,8 @@ struct Unexpected {
   std::unique_ptr<char[]> data;    ///< kEager: a copy of the payload
   std::uint32_t msg_id = 0;        ///< kRts, or a synchronous eager send: what to answer
   bool sync = false;               ///< eager: the sender waits for a kAck
+  bool solo = false;               ///< kRts: kFlagSolo (the data may be read from `addr` directly)
+  std::uint64_t addr = 0;          ///< kRts: the data's address in the sender
   Request* self_sender = nullptr;  ///< a synchronous self-send completes when this is matched
   Unexpected* prev = nullptr;
   Unexpected* next = nullptr;

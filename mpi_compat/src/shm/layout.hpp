@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace takyon::mpi::shm {
 
@@ -22,7 +23,7 @@ inline constexpr std::uint64_t kInboxMagic = 0x54414b594f4e4d31ULL;  // "TAKYONM
 /// What a cell carries (CellHeader::kind).
 enum class CellKind : std::uint8_t {
   kEager = 1,  ///< envelope + the whole payload in the cell
-  kRts = 2,    ///< rendezvous request: envelope, total bytes (in the payload), msg_id
+  kRts = 2,    ///< rendezvous request: envelope, total bytes and the sender's address (payload), msg_id
   kCts = 3,    ///< clear to send (receiver -> sender): msg_id, bytes wanted (in the payload)
   kAck = 4,    ///< synchronous-send acknowledgement (receiver -> sender): msg_id
   kData = 5,   ///< path channels only: the next rendezvous chunk (payload), streams in kCts order
@@ -30,6 +31,9 @@ enum class CellKind : std::uint8_t {
 
 /// CellHeader::flags
 inline constexpr std::uint8_t kFlagSync = 1;  ///< the sender wants a kAck once the message is matched
+/// kRts: the sender has nothing else in flight to this receiver, so the receiver may copy the data
+/// itself from the address in the payload (CMA, process_vm_readv) and answer kAck instead of kCts.
+inline constexpr std::uint8_t kFlagSolo = 2;
 
 struct CellHeader {
   std::atomic<std::uint32_t> seq;  ///< producer's count + 1, stored last (release)
@@ -62,6 +66,32 @@ struct alignas(kCacheLine) InboxHeader {
   std::int32_t owner_pid;
   std::atomic<std::uint32_t> finalized;  ///< the owner called MPI_Finalize (its exit is no failure)
 };
+
+/// Copies a message payload; the small sizes of latency-bound messages inline (two overlapping
+/// loads and stores) instead of a call to memcpy.
+inline void copy_payload(void* dst, const void* src, std::size_t n) {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  if (n > 16) {
+    std::memcpy(d, s, n);
+  } else if (n >= 8) {
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+    std::memcpy(&a, s, 8);
+    std::memcpy(&b, s + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    std::uint32_t a = 0;
+    std::uint32_t b = 0;
+    std::memcpy(&a, s, 4);
+    std::memcpy(&b, s + n - 4, 4);
+    std::memcpy(d, &a, 4);
+    std::memcpy(d + n - 4, &b, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
 
 /// Where everything lies in one inbox, computed alike by its owner and by every peer.
 struct InboxLayout {

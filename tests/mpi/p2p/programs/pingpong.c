@@ -6,7 +6,7 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = world_rank(), size = world_size();
-  static const size_t sizes[] = {0, 1, 8, 39, 40, 41, 64, 1000, 4071, 4072, 4073, 8192, 65536, 131071,
+  static const size_t sizes[] = {0, 1, 8, 39, 40, 41, 64, 1000, 4071, 4072, 4073, 8192, 8232, 8233, 65536, 131071,
                                  131072, 131073, 1 << 20, (1 << 20) + 3, 8 << 20};
   const size_t nsizes = sizeof sizes / sizeof sizes[0];
   unsigned char *buf = malloc((8 << 20) + 8);

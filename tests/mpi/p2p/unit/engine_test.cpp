@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -147,6 +148,48 @@ TEST_F(EnginePair, SelfSendAndProbe) {
   Request* r = recv(0, 0, 8, &got, sizeof got);
   EXPECT_TRUE(r->complete);
   EXPECT_EQ(got, 7);
+}
+
+// A lone rendezvous message is read by the receiver from the sender's memory (CMA); several in flight
+// take the pipeline. Both must deliver every byte, posted first or unexpected.
+TEST_F(EnginePair, SoloRendezvousSingleCopyAndPipelined) {
+  const std::size_t n = 200'000;
+  std::vector<char> a(n), b(n), c(n), x(n), y(n), z(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = char(i * 7);
+    b[i] = char(i * 11 + 1);
+    c[i] = char(i * 13 + 2);
+  }
+  Request* r1 = recv(1, 0, 1, x.data(), n);
+  Request* s1 = send(0, 1, 1, a.data(), n);  // alone: single copy
+  drive({r1, s1});
+  EXPECT_EQ(x, a);
+  Request* s2 = send(0, 1, 2, b.data(), n);  // alone, but unexpected
+  Request* s3 = send(0, 1, 3, c.data(), n);  // behind s2: the pipeline
+  Request* r3 = recv(1, 0, 3, z.data(), n);
+  Request* r2 = recv(1, 0, 2, y.data(), n);
+  drive({r2, r3, s2, s3});
+  EXPECT_EQ(y, b);
+  EXPECT_EQ(z, c);
+}
+
+// When the kernel refuses to read the sender (here: pid 1 does not hold our buffers), the receiver
+// falls back to the pipeline for that message and every later one.
+TEST_F(EnginePair, SoloRendezvousFallsBackWhenTheSenderCannotBeRead) {
+  std::vector<void*> bases{seg_[0].data(), seg_[1].data()};
+  std::vector<int> pids{1, 1};
+  e_[0] = std::make_unique<Engine>(0, 2, layout_, bases, pids);
+  e_[1] = std::make_unique<Engine>(1, 2, layout_, bases, pids);
+  const std::size_t n = 150'000;
+  std::vector<char> a(n), x(n);
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i = 0; i < n; ++i) a[i] = char(i * 5 + std::size_t(round));
+    std::fill(x.begin(), x.end(), 0);
+    Request* r = recv(1, 0, 4, x.data(), n);
+    Request* s = send(0, 1, 4, a.data(), n);
+    drive({r, s});
+    EXPECT_EQ(x, a) << "round " << round;
+  }
 }
 
 }  // namespace
