@@ -348,6 +348,37 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
   check_ints("request_get_status then wait", rbuf, kVecInts, pos, kElems, 1, prev);
 
+  /* 17. A contiguous type whose lower bound is not 0 (4 ints at displacement 3 ints): blocking MPI_Recv
+   * and MPI_Sendrecv (their eager fast paths) and Isend/Irecv put the data at buf + lb and leave the
+   * 3 ints before it alone. */
+  {
+    MPI_Datatype shifted;
+    int disp = 3;
+    CHECK_MPI(MPI_Type_create_indexed_block(1, 4, &disp, MPI_INT, &shifted));
+    CHECK_MPI(MPI_Type_commit(&shifted));
+    int out[7], in[7], at[4] = {3, 4, 5, 6};
+    for (int k = 0; k < 4; ++k) out[3 + k] = val(17, rank, k);
+    for (int round = 0; round < 3; ++round) {
+      fill_sentinel(in, 7);
+      if (round == 0) { /* blocking: even ranks send first (a ring needs someone to start) */
+        if (rank % 2 == 0) {
+          CHECK_MPI(MPI_Send(out, 1, shifted, next, 17, MPI_COMM_WORLD));
+          CHECK_MPI(MPI_Recv(in, 1, shifted, prev, 17, MPI_COMM_WORLD, &st));
+        } else {
+          CHECK_MPI(MPI_Recv(in, 1, shifted, prev, 17, MPI_COMM_WORLD, &st));
+          CHECK_MPI(MPI_Send(out, 1, shifted, next, 17, MPI_COMM_WORLD));
+        }
+      } else if (round == 1) {
+        CHECK_MPI(MPI_Sendrecv(out, 1, shifted, next, 17, in, 1, shifted, prev, 17, MPI_COMM_WORLD, &st));
+      } else {
+        ring(out, 1, shifted, in, 1, shifted, &st);
+      }
+      check_ints("lower bound 12", in, 7, at, 4, 17, prev);
+    }
+    counts("lower bound 12", &st, shifted);
+    CHECK_MPI(MPI_Type_free(&shifted));
+  }
+
   free(bs);
   free(br);
   CHECK_MPI(MPI_Type_free(&every2));
