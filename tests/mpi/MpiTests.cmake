@@ -58,8 +58,9 @@ function(takyon_mpi_program name)
 
   # The sanitizer configurations check memory and thread safety, not launch paths (tests/mpi/launch
   # covers PMIx under them): ASan runs the PMIx launchers at the first PMIX_NP value only, TSan runs
-  # takyon-run only, at every NP up to 3 (the programs are single-threaded; TSan watches the
-  # library's and the launcher's own threads).
+  # takyon-run only: the point-to-point programs at every NP up to 3, the others at the largest NP up
+  # to 3 (the programs are single-threaded; TSan watches the library's and the launcher's own
+  # threads, which every program exercises alike).
   set(takyon_run_np ${ARG_NP})
   if(TAKYON_SANITIZE STREQUAL "address")
     list(SUBLIST ARG_PMIX_NP 0 1 ARG_PMIX_NP)
@@ -68,6 +69,9 @@ function(takyon_mpi_program name)
     set(takyon_run_np "")
     foreach(np IN LISTS ARG_NP)
       if(np LESS_EQUAL 3)
+        if(NOT ARG_GROUP STREQUAL "p2p")
+          set(takyon_run_np "")
+        endif()
         list(APPEND takyon_run_np ${np})
       endif()
     endforeach()
