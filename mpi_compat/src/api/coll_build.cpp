@@ -483,6 +483,15 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
       case AllgatherAlgo::kBruck:
         allgather_bruck(*s, recv, block);
         break;
+      case AllgatherAlgo::kLinear: {
+        Blocks b;
+        for (int i = 0; i < p; ++i) {
+          b.at.push_back(recv + std::size_t(i) * block);
+          b.bytes.push_back(block);
+        }
+        allgather_linear(*s, b);
+        break;
+      }
     }
   } else {
     Blocks b =
@@ -525,8 +534,9 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
   } else {
     send = v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype);
   }
-  switch (select_alltoall(block, p, fn)) {
-    case AlltoallAlgo::kPairwise: {
+  switch (AlltoallAlgo algo = select_alltoall(block, p, fn)) {
+    case AlltoallAlgo::kPairwise:
+    case AlltoallAlgo::kLinear: {
       Blocks sb;
       Blocks rb;
       for (int i = 0; i < p; ++i) {
@@ -535,7 +545,11 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
         rb.at.push_back(recv + std::size_t(i) * block);
         rb.bytes.push_back(block);
       }
-      alltoall_pairwise(*s, sb, rb);
+      if (algo == AlltoallAlgo::kLinear) {
+        alltoall_linear(*s, sb, rb);
+      } else {
+        alltoall_pairwise(*s, sb, rb);
+      }
       break;
     }
     case AlltoallAlgo::kBruck:

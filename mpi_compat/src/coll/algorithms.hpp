@@ -80,8 +80,15 @@ void allgather_bruck(Schedule& s, char* recv, std::size_t block);
 // rank counts use Bruck's doubling pattern, its generalization.
 void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block);
 
+// allgather_linear.cpp: one round: receive every block, send this rank's own to each (few ranks;
+// any block sizes). This rank's own block must already be in place.
+void allgather_linear(Schedule& s, const Blocks& blocks);
+
 // alltoall_pairwise.cpp: p-1 steps; at step k send to r+k and receive from r-k (any block sizes).
 void alltoall_pairwise(Schedule& s, const Blocks& send, const Blocks& recv);
+// alltoall_linear.cpp: one round: every receive and send posted at once, own block copied (few
+// ranks; any block sizes).
+void alltoall_linear(Schedule& s, const Blocks& send, const Blocks& recv);
 // alltoall_bruck.cpp: ceil(log2 p) rounds, each moving the blocks whose index has bit k set
 // (small blocks, many ranks); equal blocks of `block` bytes.
 void alltoall_bruck(Schedule& s, const char* send, char* recv, std::size_t block);

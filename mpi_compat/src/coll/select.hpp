@@ -13,8 +13,8 @@ namespace takyon::mpi {
 enum class BcastAlgo { kBinomial, kScatterAllgather };
 enum class ReduceAlgo { kBinomial, kOrdered };
 enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
-enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck };
-enum class AlltoallAlgo { kPairwise, kBruck };
+enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck, kLinear };
+enum class AlltoallAlgo { kPairwise, kBruck, kLinear };
 enum class ReduceScatterAlgo { kAllreduce, kRing };
 enum class RootedAlgo { kLinear, kBinomial };  ///< Gather and Scatter (equal blocks)
 
