@@ -185,6 +185,9 @@ SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, i
     case BcastAlgo::kScatterAllgather:
       bcast_scatter_allgather(*s, data, bytes, root);
       break;
+    case BcastAlgo::kLinear:
+      bcast_linear(*s, data, bytes, root);
+      break;
   }
   v.finish();
   return s;

@@ -34,6 +34,8 @@ void barrier_dissemination(Schedule& s);
 
 // bcast_binomial.cpp: a binomial tree rooted at `root`, log2 p rounds, whole message per edge.
 void bcast_binomial(Schedule& s, char* buf, std::size_t bytes, int root);
+// bcast_linear.cpp: the root sends to every rank in one round (small messages, few ranks).
+void bcast_linear(Schedule& s, char* buf, std::size_t bytes, int root);
 // bcast_scatter_allgather.cpp: the root scatters p pieces along a binomial tree, then a ring
 // allgather assembles them (van de Geijn): ~2x the bytes instead of log2 p x for large messages.
 void bcast_scatter_allgather(Schedule& s, char* buf, std::size_t bytes, int root);

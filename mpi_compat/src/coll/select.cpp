@@ -14,28 +14,34 @@
 namespace takyon::mpi {
 namespace {
 
+/// Up to this many ranks, one round with every transfer at once (linear) instead of log2 p or p-1
+/// rounds (trees, ring, pairwise): small bcasts, gathers of any block, allgathers and alltoalls above
+/// their small-message algorithms. Measured at np 4 on 2 cores (there each round that waits costs a
+/// trip through the scheduler): alltoall 6 vs 9 us at 1 KiB and 13 vs 24 us at 4 KiB, allgather 75
+/// vs 91-101 us at 64 KiB, 8-byte gather 1.1-1.5 vs 2.0-3.6 us.
+constexpr int kLinearMaxRanks = 4;
 /// Bcast: scatter+allgather from this many bytes on and from this many ranks on. The binomial root
 /// sends the whole message ceil(log2 p) times, scatter+allgather moves about twice it in more rounds:
 /// at 4 ranks both move 2x, and the binomial tree's 2 rounds beat 2 + 3 (np 4, 64 KiB, 2 cores:
 /// 42 vs 60 us).
 constexpr std::size_t kBcastScatterAllgatherMin = 64 * 1024;
 constexpr int kBcastScatterAllgatherMinRanks = 5;
+/// Bcast: linear (the root sends to each rank, one round, nobody forwards) up to this many bytes on
+/// up to kLinearMaxRanks ranks. np 4 on 2 cores, 4-64 KiB: 4.0-12.2 us against the binomial tree's
+/// 4.8-16.7 (the tree's forwarding rank is often not running); equal within noise below.
+constexpr std::size_t kBcastLinearMax = 64 * 1024;
 /// Allreduce: recursive doubling below this many bytes; above, Rabenseifner on a power of two ranks
 /// and the ring otherwise (the ring has no fold step for the extra ranks).
 constexpr std::size_t kAllreduceLargeMin = 16 * 1024;
 /// Allgather: recursive doubling (Bruck when p is not a power of two) while the gathered total is
 /// below this, the ring above.
 constexpr std::size_t kAllgatherRingMin = 64 * 1024;
-/// Allgather / Alltoall above their small-message algorithms: up to this many ranks one round of
-/// all transfers at once (linear) instead of p-1 rounds (ring, pairwise). Measured at np 4 on 2 cores
-/// (each round that waits costs a trip through the scheduler there): alltoall 6 vs 9 us at 1 KiB,
-/// 13 vs 24 us at 4 KiB; allgather 75 vs 91-101 us at 64 KiB.
-constexpr int kLinearMaxRanks = 4;
 /// Alltoall: Bruck for blocks up to this size from this many ranks on, pairwise otherwise.
 constexpr std::size_t kAlltoallBruckMaxBlock = 256;
 constexpr int kAlltoallBruckMinRanks = 4;
 /// Gather / Scatter: a binomial tree (log2 p messages at the root, blocks forwarded) for blocks up to
-/// this size from 4 ranks on; linear (the root posts one transfer per rank, in place) otherwise.
+/// this size from 4 ranks on (gather: above kLinearMaxRanks); linear (the root posts one transfer
+/// per rank, in place) otherwise.
 constexpr std::size_t kRootedBinomialMaxBlock = 4 * 1024;
 constexpr int kRootedBinomialMinRanks = 4;
 /// Reduce_scatter: an allreduce (then each rank keeps its block) below this many bytes in all, the
@@ -78,12 +84,14 @@ bool is_pof2(int p) {
 }  // namespace
 
 BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
-  static const char* const names[] = {"binomial", "scatter_allgather"};
+  static const char* const names[] = {"binomial", "scatter_allgather", "linear"};
   static const Forced choice = read_forced("TAKYON_MPI_COLL_BCAST", names);
   int f = forced(choice, fn);
   if (f >= 0) return BcastAlgo(f);
-  return bytes >= kBcastScatterAllgatherMin && p >= kBcastScatterAllgatherMinRanks ? BcastAlgo::kScatterAllgather
-                                                                                   : BcastAlgo::kBinomial;
+  if (p <= kLinearMaxRanks && bytes <= kBcastLinearMax) return BcastAlgo::kLinear;
+  return bytes >= kBcastScatterAllgatherMin && p >= kBcastScatterAllgatherMinRanks
+             ? BcastAlgo::kScatterAllgather
+             : BcastAlgo::kBinomial;
 }
 
 ReduceAlgo select_reduce(std::size_t, int, bool commutative, const char* fn) {
@@ -139,8 +147,8 @@ RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
   static const Forced choice = read_forced("TAKYON_MPI_COLL_GATHER", names);
   int f = forced(choice, fn);
   if (f >= 0) return RootedAlgo(f);
-  return block <= kRootedBinomialMaxBlock && p >= kRootedBinomialMinRanks ? RootedAlgo::kBinomial
-                                                                          : RootedAlgo::kLinear;
+  return block <= kRootedBinomialMaxBlock && p > kLinearMaxRanks ? RootedAlgo::kBinomial
+                                                                 : RootedAlgo::kLinear;
 }
 
 RootedAlgo select_scatter(std::size_t block, int p, const char* fn) {

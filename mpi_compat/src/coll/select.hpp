@@ -10,7 +10,7 @@
 
 namespace takyon::mpi {
 
-enum class BcastAlgo { kBinomial, kScatterAllgather };
+enum class BcastAlgo { kBinomial, kScatterAllgather, kLinear };
 enum class ReduceAlgo { kBinomial, kOrdered };
 enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
 enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck, kLinear };
