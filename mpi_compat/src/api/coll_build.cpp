@@ -218,6 +218,9 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
     case ReduceAlgo::kOrdered:
       reduce_ordered(*s, send, recv, r, root);
       break;
+    case ReduceAlgo::kLinear:
+      reduce_linear(*s, send, recv, r, root);
+      break;
   }
   v.finish();
   return s;

@@ -42,6 +42,9 @@ void bcast_scatter_allgather(Schedule& s, char* buf, std::size_t bytes, int root
 
 // reduce_binomial.cpp: a binomial tree towards `root` (commutative ops). `recv`: root only.
 void reduce_binomial(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root);
+// reduce_linear.cpp: one round: every rank sends to the root, which combines (commutative ops; few
+// ranks). `recv`: root only.
+void reduce_linear(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root);
 // reduce_ordered.cpp: rank-ordered for non-commutative ops: a binomial tree over ranks 0..p-1 in
 // which every combine keeps lower ranks on the left, then rank 0 forwards the result to the root.
 void reduce_ordered(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root);

@@ -11,7 +11,7 @@
 namespace takyon::mpi {
 
 enum class BcastAlgo { kBinomial, kScatterAllgather, kLinear };
-enum class ReduceAlgo { kBinomial, kOrdered };
+enum class ReduceAlgo { kBinomial, kOrdered, kLinear };
 enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
 enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck, kLinear };
 enum class AlltoallAlgo { kPairwise, kBruck, kLinear };
