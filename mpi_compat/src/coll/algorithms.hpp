@@ -24,9 +24,10 @@ struct ReduceSpec {
 };
 
 /// Per-rank blocks of a v-collective: block r of this rank's buffer, `bytes[r]` packed bytes at `at[r]`.
+/// Inline up to 16 ranks: a small gather, scatter, allgather or alltoall allocates nothing.
 struct Blocks {
-  std::vector<char*> at;
-  std::vector<std::size_t> bytes;
+  SmallVec<char*, 16> at;
+  SmallVec<std::size_t, 16> bytes;
 };
 
 // barrier_dissemination.cpp: ceil(log2 p) rounds, rank r signals r+2^k and waits for r-2^k.

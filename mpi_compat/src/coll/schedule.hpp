@@ -42,6 +42,8 @@ class SmallVec {
   T* begin() { return heap_.empty() ? inline_ : heap_.data(); }
   T* end() { return begin() + size_; }
   const T* begin() const { return heap_.empty() ? inline_ : heap_.data(); }
+  T* data() { return begin(); }
+  const T* data() const { return begin(); }
   T& operator[](std::size_t i) { return begin()[i]; }
   const T& operator[](std::size_t i) const { return begin()[i]; }
   const T& back() const { return begin()[size_ - 1]; }
