@@ -121,10 +121,23 @@ class Views {
 std::vector<int> equal(int p, int count) {
   return std::vector<int>(std::size_t(p), count);
 }
-std::vector<int> strided(int p, int count) {
-  std::vector<int> d(static_cast<std::size_t>(p));
-  for (int i = 0; i < p; ++i) d[std::size_t(i)] = i * count;
-  return d;
+/// Per-rank counts or displacements of the rooted and gathering collectives: inline up to 16 ranks,
+/// so that a small gather, scatter or allgather allocates nothing.
+using Ints = SmallVec<int, 16>;
+Ints ints_equal(int p, int count) {
+  Ints v;
+  for (int i = 0; i < p; ++i) v.push_back(count);
+  return v;
+}
+Ints ints_strided(int p, int count) {
+  Ints v;
+  for (int i = 0; i < p; ++i) v.push_back(i * count);
+  return v;
+}
+Ints ints_copy(const int* a, int p) {
+  Ints v;
+  for (int i = 0; i < p; ++i) v.push_back(a[i]);
+  return v;
 }
 
 ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op) {
@@ -185,6 +198,9 @@ SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, i
     case BcastAlgo::kScatterAllgather:
       bcast_scatter_allgather(*s, data, bytes, root);
       break;
+    case BcastAlgo::kLinear:
+      bcast_linear(*s, data, bytes, root);
+      break;
   }
   v.finish();
   return s;
@@ -214,6 +230,9 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
       break;
     case ReduceAlgo::kOrdered:
       reduce_ordered(*s, send, recv, r, root);
+      break;
+    case ReduceAlgo::kLinear:
+      reduce_linear(*s, send, recv, r, root);
       break;
   }
   v.finish();
@@ -318,17 +337,17 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
   if (in_place && !is_root)
     fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
   if (!in_place) check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
-  std::vector<int> counts;
-  std::vector<int> disp;
+  Ints counts;
+  Ints disp;
   if (is_root) {
     if (vec) {
       check_counts(fn, recvcounts, displs, p, "recvcounts", "displs");
-      counts.assign(recvcounts, recvcounts + p);
-      disp.assign(displs, displs + p);
+      counts = ints_copy(recvcounts, p);
+      disp = ints_copy(displs, p);
     } else {
       check_count(fn, recvcount, "recvcount");
-      counts = equal(p, recvcount);
-      disp = strided(p, recvcount);
+      counts = ints_equal(p, recvcount);
+      disp = ints_strided(p, recvcount);
     }
     int most = 0;
     for (int n : counts) most = n > most ? n : most;
@@ -379,17 +398,17 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
   if (in_place && !is_root)
     fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument recvbuf)");
   if (!in_place) check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
-  std::vector<int> counts;
-  std::vector<int> disp;
+  Ints counts;
+  Ints disp;
   if (is_root) {
     if (vec) {
       check_counts(fn, sendcounts, displs, p, "sendcounts", "displs");
-      counts.assign(sendcounts, sendcounts + p);
-      disp.assign(displs, displs + p);
+      counts = ints_copy(sendcounts, p);
+      disp = ints_copy(displs, p);
     } else {
       check_count(fn, sendcount, "sendcount");
-      counts = equal(p, sendcount);
-      disp = strided(p, sendcount);
+      counts = ints_equal(p, sendcount);
+      disp = ints_strided(p, sendcount);
     }
     int most = 0;
     for (int n : counts) most = n > most ? n : most;
@@ -436,16 +455,16 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
   int me = comm_rank(c);
   bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
-  std::vector<int> counts;
-  std::vector<int> disp;
+  Ints counts;
+  Ints disp;
   if (vec) {
     check_counts(fn, recvcounts, displs, p, "recvcounts", "displs");
-    counts.assign(recvcounts, recvcounts + p);
-    disp.assign(displs, displs + p);
+    counts = ints_copy(recvcounts, p);
+    disp = ints_copy(displs, p);
   } else {
     check_count(fn, recvcount, "recvcount");
-    counts = equal(p, recvcount);
-    disp = strided(p, recvcount);
+    counts = ints_equal(p, recvcount);
+    disp = ints_strided(p, recvcount);
   }
   int most = 0;
   for (int n : counts) most = n > most ? n : most;
@@ -483,6 +502,15 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
       case AllgatherAlgo::kBruck:
         allgather_bruck(*s, recv, block);
         break;
+      case AllgatherAlgo::kLinear: {
+        Blocks b;
+        for (int i = 0; i < p; ++i) {
+          b.at.push_back(recv + std::size_t(i) * block);
+          b.bytes.push_back(block);
+        }
+        allgather_linear(*s, b);
+        break;
+      }
     }
   } else {
     Blocks b =
@@ -525,8 +553,9 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
   } else {
     send = v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype);
   }
-  switch (select_alltoall(block, p, fn)) {
-    case AlltoallAlgo::kPairwise: {
+  switch (AlltoallAlgo algo = select_alltoall(block, p, fn)) {
+    case AlltoallAlgo::kPairwise:
+    case AlltoallAlgo::kLinear: {
       Blocks sb;
       Blocks rb;
       for (int i = 0; i < p; ++i) {
@@ -535,7 +564,11 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
         rb.at.push_back(recv + std::size_t(i) * block);
         rb.bytes.push_back(block);
       }
-      alltoall_pairwise(*s, sb, rb);
+      if (algo == AlltoallAlgo::kLinear) {
+        alltoall_linear(*s, sb, rb);
+      } else {
+        alltoall_pairwise(*s, sb, rb);
+      }
       break;
     }
     case AlltoallAlgo::kBruck:

@@ -24,9 +24,10 @@ struct ReduceSpec {
 };
 
 /// Per-rank blocks of a v-collective: block r of this rank's buffer, `bytes[r]` packed bytes at `at[r]`.
+/// Inline up to 16 ranks: a small gather, scatter, allgather or alltoall allocates nothing.
 struct Blocks {
-  std::vector<char*> at;
-  std::vector<std::size_t> bytes;
+  SmallVec<char*, 16> at;
+  SmallVec<std::size_t, 16> bytes;
 };
 
 // barrier_dissemination.cpp: ceil(log2 p) rounds, rank r signals r+2^k and waits for r-2^k.
@@ -34,12 +35,17 @@ void barrier_dissemination(Schedule& s);
 
 // bcast_binomial.cpp: a binomial tree rooted at `root`, log2 p rounds, whole message per edge.
 void bcast_binomial(Schedule& s, char* buf, std::size_t bytes, int root);
+// bcast_linear.cpp: the root sends to every rank in one round (small messages, few ranks).
+void bcast_linear(Schedule& s, char* buf, std::size_t bytes, int root);
 // bcast_scatter_allgather.cpp: the root scatters p pieces along a binomial tree, then a ring
 // allgather assembles them (van de Geijn): ~2x the bytes instead of log2 p x for large messages.
 void bcast_scatter_allgather(Schedule& s, char* buf, std::size_t bytes, int root);
 
 // reduce_binomial.cpp: a binomial tree towards `root` (commutative ops). `recv`: root only.
 void reduce_binomial(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root);
+// reduce_linear.cpp: one round: every rank sends to the root, which combines (commutative ops; few
+// ranks). `recv`: root only.
+void reduce_linear(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root);
 // reduce_ordered.cpp: rank-ordered for non-commutative ops: a binomial tree over ranks 0..p-1 in
 // which every combine keeps lower ranks on the left, then rank 0 forwards the result to the root.
 void reduce_ordered(Schedule& s, const char* send, char* recv, const ReduceSpec& r, int root);
@@ -80,8 +86,15 @@ void allgather_bruck(Schedule& s, char* recv, std::size_t block);
 // rank counts use Bruck's doubling pattern, its generalization.
 void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block);
 
+// allgather_linear.cpp: one round: receive every block, send this rank's own to each (few ranks;
+// any block sizes). This rank's own block must already be in place.
+void allgather_linear(Schedule& s, const Blocks& blocks);
+
 // alltoall_pairwise.cpp: p-1 steps; at step k send to r+k and receive from r-k (any block sizes).
 void alltoall_pairwise(Schedule& s, const Blocks& send, const Blocks& recv);
+// alltoall_linear.cpp: one round: every receive and send posted at once, own block copied (few
+// ranks; any block sizes).
+void alltoall_linear(Schedule& s, const Blocks& send, const Blocks& recv);
 // alltoall_bruck.cpp: ceil(log2 p) rounds, each moving the blocks whose index has bit k set
 // (small blocks, many ranks); equal blocks of `block` bytes.
 void alltoall_bruck(Schedule& s, const char* send, char* recv, std::size_t block);

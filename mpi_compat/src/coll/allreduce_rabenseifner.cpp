@@ -3,7 +3,8 @@
 // fold into a partner first, as in recursive doubling), a recursive-halving reduce-scatter (round k:
 // send one half of the range still owned to the partner at distance p'/2^(k+1), receive and reduce
 // the other half) leaves 1/p' of the vector reduced on each rank; a recursive-doubling allgather
-// then reverses the pattern. Each rank moves about 2x the vector in 2 log2 p' rounds.
+// then reverses the pattern. Each rank moves about 2x the vector in 2 log2 p' rounds. The send
+// buffer is never copied into recv: the first receive lands in recv and takes send's items.
 #include <vector>
 
 #include "coll/algorithms.hpp"
@@ -17,21 +18,33 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
   int pof2 = 1;
   while (pof2 * 2 <= p) pof2 *= 2;
   int rem = p - pof2;
-  char* tmp = s.scratch(bytes);
-  s.copy(send, recv, bytes);
-  s.next_round();
+  char* tmp = nullptr;
+  auto scratch = [&] {
+    if (tmp == nullptr) tmp = s.scratch(bytes);
+    return tmp;
+  };
+  // Where this rank's partial vector lives: its send buffer until something lands in recv (no
+  // copy of send into recv: the first receive goes straight into recv and takes send's items).
+  const char* cur = send;
   int newrank = rank - rem;
   if (rank < 2 * rem) {
     if (rank % 2 == 0) {
-      s.send(rank + 1, recv, bytes);
+      s.send(rank + 1, send, bytes);
       newrank = -1;
     } else {
-      s.recv(rank - 1, tmp, bytes);
-      s.reduce(tmp, recv, r.count, r.dt, r.op);
+      if (send == recv) {
+        s.recv(rank - 1, scratch(), bytes);
+        s.reduce(tmp, recv, r.count, r.dt, r.op);
+      } else {
+        s.recv(rank - 1, recv, bytes);
+        s.reduce(send, recv, r.count, r.dt, r.op);  // recv = mine op left's (the op commutes)
+      }
+      cur = recv;
       newrank = rank / 2;
     }
     s.next_round();
   }
+  if (newrank >= 0 && pof2 == 1) s.copy(send, recv, bytes);  // a single rank
   if (newrank >= 0 && pof2 > 1) {
     // pof2 blocks of the vector (in items)
     std::vector<std::size_t> disp(std::size_t(pof2) + 1);
@@ -54,10 +67,17 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
       int keep_hi = newrank < newpeer ? mid : hi;
       int give_lo = newrank < newpeer ? mid : lo;
       int give_hi = newrank < newpeer ? hi : mid;
-      s.recv(peer, at(tmp, keep_lo), span(keep_lo, keep_hi));
-      s.send(peer, at(recv, give_lo), span(give_lo, give_hi));
-      s.reduce(at(tmp, keep_lo), at(recv, keep_lo), disp[std::size_t(keep_hi)] - disp[std::size_t(keep_lo)],
-               r.dt, r.op);
+      std::size_t n = disp[std::size_t(keep_hi)] - disp[std::size_t(keep_lo)];
+      if (cur != recv) {  // the first round, send not yet in recv: receive in place, then add mine
+        s.recv(peer, at(recv, keep_lo), span(keep_lo, keep_hi));
+        s.send(peer, at(const_cast<char*>(cur), give_lo), span(give_lo, give_hi));
+        s.reduce(at(const_cast<char*>(cur), keep_lo), at(recv, keep_lo), n, r.dt, r.op);
+        cur = recv;
+      } else {
+        s.recv(peer, at(scratch(), keep_lo), span(keep_lo, keep_hi));
+        s.send(peer, at(recv, give_lo), span(give_lo, give_hi));
+        s.reduce(at(tmp, keep_lo), at(recv, keep_lo), n, r.dt, r.op);
+      }
       s.next_round();
       lo = keep_lo;
       hi = keep_hi;

@@ -35,13 +35,11 @@ void bcast_scatter_allgather(Schedule& s, char* buf, std::size_t bytes, int root
   s.next_round();
   // Allgather: rank q's block is piece (q - root) mod p.
   Blocks blocks;
-  blocks.at.resize(std::size_t(p));
-  blocks.bytes.resize(std::size_t(p));
   for (int q = 0; q < p; ++q) {
     int vq = (q - root + p) % p;
     std::size_t lo = offset(vq);
-    blocks.at[std::size_t(q)] = buf + lo;
-    blocks.bytes[std::size_t(q)] = offset(vq + 1) - lo;
+    blocks.at.push_back(buf + lo);
+    blocks.bytes.push_back(offset(vq + 1) - lo);
   }
   allgather_ring(s, blocks);
 }

@@ -28,6 +28,19 @@ struct Request;
 template <class T, std::size_t N>
 class SmallVec {
  public:
+  SmallVec() = default;
+  /// Copies only the elements in use (the rest of the inline array is never read).
+  SmallVec(const SmallVec& o) {
+    for (const T& v : o) push_back(v);
+  }
+  SmallVec& operator=(const SmallVec& o) {
+    if (this != &o) {
+      clear();
+      for (const T& v : o) push_back(v);
+    }
+    return *this;
+  }
+  ~SmallVec() = default;
   void push_back(const T& v) {
     if (heap_.empty() && size_ < N) {
       inline_[size_++] = v;
@@ -42,6 +55,9 @@ class SmallVec {
   T* begin() { return heap_.empty() ? inline_ : heap_.data(); }
   T* end() { return begin() + size_; }
   const T* begin() const { return heap_.empty() ? inline_ : heap_.data(); }
+  const T* end() const { return begin() + size_; }
+  T* data() { return begin(); }
+  const T* data() const { return begin(); }
   T& operator[](std::size_t i) { return begin()[i]; }
   const T& operator[](std::size_t i) const { return begin()[i]; }
   const T& back() const { return begin()[size_ - 1]; }

@@ -10,11 +10,11 @@
 
 namespace takyon::mpi {
 
-enum class BcastAlgo { kBinomial, kScatterAllgather };
-enum class ReduceAlgo { kBinomial, kOrdered };
+enum class BcastAlgo { kBinomial, kScatterAllgather, kLinear };
+enum class ReduceAlgo { kBinomial, kOrdered, kLinear };
 enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
-enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck };
-enum class AlltoallAlgo { kPairwise, kBruck };
+enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck, kLinear };
+enum class AlltoallAlgo { kPairwise, kBruck, kLinear };
 enum class ReduceScatterAlgo { kAllreduce, kRing };
 enum class RootedAlgo { kLinear, kBinomial };  ///< Gather and Scatter (equal blocks)
 

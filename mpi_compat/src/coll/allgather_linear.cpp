@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Linear allgather: one round in which this rank receives every other rank's block and sends its
+// own to each (in ring order from r+1 on). For few ranks: one wait instead of the ring's p-1 --
+// a round that waits costs most when ranks share cores -- at the price of sending its block p-1
+// times. This rank's own block must already be in place; blocks may differ in size.
+#include "coll/algorithms.hpp"
+
+namespace takyon::mpi {
+
+void allgather_linear(Schedule& s, const Blocks& blocks) {
+  int p = s.size();
+  int r = s.rank();
+  auto own = std::size_t(r);
+  for (int k = 1; k < p; ++k) {
+    auto from = std::size_t((r - k + p) % p);
+    s.recv(int(from), blocks.at[from], blocks.bytes[from]);
+  }
+  for (int k = 1; k < p; ++k) s.send((r + k) % p, blocks.at[own], blocks.bytes[own]);
+  s.next_round();
+}
+
+}  // namespace takyon::mpi
