@@ -481,7 +481,8 @@ bool Engine::pump_streams(Peer& p) {
   }
   while (!p.streaming_in.empty()) {
     Request* r = p.streaming_in.front();
-    std::size_t n = p.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done);
+    std::size_t n = p.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done,
+                                  r->rndv_total >= shm::kStreamingMin);
     if (n == 0) break;
     moved = true;
     r->rndv_done += n;

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "shm/copy.hpp"
 #include "shm/layout.hpp"
 
 namespace takyon::mpi::shm {
@@ -48,13 +49,19 @@ class BulkConsumer {
       : slots_(slots), chunks_(chunks), nchunks_(nchunks), chunk_bytes_(chunk_bytes) {}
 
   /// Copies filled chunks to dst (up to `bytes`, the rest of the current message); returns bytes copied.
-  std::size_t pop(char* dst, std::size_t bytes) {
+  /// `streaming`: with non-temporal stores (a large message, see copy.hpp).
+  std::size_t pop(char* dst, std::size_t bytes, bool streaming = false) {
     std::size_t done = 0;
     while (done < bytes) {
       BulkSlot& slot = slots_[next_];
       std::uint64_t n = slot.filled.load(std::memory_order_acquire);
       if (n == 0) break;
-      std::memcpy(dst + done, chunks_ + std::size_t(next_) * chunk_bytes_, n);
+      const char* chunk = chunks_ + std::size_t(next_) * chunk_bytes_;
+      if (streaming) {
+        copy_streaming(dst + done, chunk, n);
+      } else {
+        std::memcpy(dst + done, chunk, n);
+      }
       slot.filled.store(0, std::memory_order_release);
       next_ = next_ + 1 == nchunks_ ? 0 : next_ + 1;
       done += n;

@@ -8,8 +8,10 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "shm/bulk.hpp"
+#include "shm/copy.hpp"
 #include "shm/layout.hpp"
 #include "shm/ring.hpp"
 #include "shm/segment.hpp"
@@ -137,3 +139,22 @@ TEST(ShmBulk, ForkedPipelineMovesEightMiB) {
 
 }  // namespace
 }  // namespace takyon::mpi::shm
+
+// copy_streaming (the rendezvous receiver's copy for large messages) equals memcpy for every
+// destination and source alignment and for sizes around its thresholds, and writes nothing outside.
+TEST(CopyStreaming, EqualsMemcpyAtEveryAlignmentAndSize) {
+  std::vector<char> src(70000 + 64);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = char((i * 131 + 7) & 0xff);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{4095}, std::size_t{4096},
+                        std::size_t{4097}, std::size_t{4096 + 63}, std::size_t{65536}, std::size_t{70000}}) {
+    for (std::size_t dst_off = 0; dst_off < 17; ++dst_off) {
+      for (std::size_t src_off : {std::size_t{0}, std::size_t{3}, std::size_t{16}}) {
+        std::vector<char> dst(n + 64, '\x5a');
+        takyon::mpi::shm::copy_streaming(dst.data() + dst_off, src.data() + src_off, n);
+        ASSERT_EQ(0, std::memcmp(dst.data() + dst_off, src.data() + src_off, n)) << n << " " << dst_off;
+        for (std::size_t i = 0; i < dst_off; ++i) ASSERT_EQ('\x5a', dst[i]);
+        for (std::size_t i = dst_off + n; i < dst.size(); ++i) ASSERT_EQ('\x5a', dst[i]);
+      }
+    }
+  }
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// Copies for the rendezvous pipeline. A large message's destination is written once and not read
+// again soon, so its receiver copies out of the shared chunks with non-temporal stores: the lines
+// go to memory without being read for ownership first and without evicting the chunks and the
+// sender's data from the caches. Measured on this project's 2-core Xeon VM (windowed bandwidth,
+// 64 in flight, 4 x 128 KiB chunks): 1 MiB 8.4-8.8 -> 9.1-10.2 GB/s, 4 MiB 8.9-9.0 -> 9.9-10.5 GB/s;
+// below 1 MiB ordinary stores win (the destination stays cached), hence kStreamingMin.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace takyon::mpi::shm {
+
+/// Messages of at least this many bytes are copied out with copy_streaming().
+inline constexpr std::size_t kStreamingMin = std::size_t{1} << 20;
+
+/// memcpy(dst, src, n) with non-temporal stores for the 16-byte-aligned body of dst (plain memcpy
+/// where SSE2 is missing or n is small). Stores are fenced before it returns, so a release store
+/// that follows (the chunk's "free" flag) orders after them.
+inline void copy_streaming(char* dst, const char* src, std::size_t n) {
+#if defined(__SSE2__)
+  if (n >= 4096) {
+    std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15U)) & 15U;
+    std::memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    n -= head;
+    for (; n >= 64; n -= 64, src += 64, dst += 64) {
+      __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+      __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16));
+      __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 32));
+      __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 48));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst), a);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + 16), b);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + 32), c);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + 48), d);
+    }
+    _mm_sfence();
+  }
+#endif
+  std::memcpy(dst, src, n);
+}
+
+}  // namespace takyon::mpi::shm
