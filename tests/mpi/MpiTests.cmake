@@ -19,6 +19,8 @@ if(NOT TAKYON_OMPI_MPICC OR NOT TAKYON_OMPI_MPIRUN)
   message(STATUS "tests/mpi: Open MPI's mpicc/mpirun not found: no mpirun runs, no comparison with Open MPI")
 endif()
 set(TAKYON_MPI_RUN_PROGRAM ${CMAKE_CURRENT_LIST_DIR}/run_mpi_program.sh)
+# Every directory's programs/test_util.h includes this one (the shared helpers).
+set(TAKYON_MPI_TEST_UTIL ${CMAKE_CURRENT_LIST_DIR}/p2p/programs/test_util.h)
 # libpmix leaks a few bytes at init (tests/mpi/launch's suppressions): PMIx-launched runs use them.
 set(TAKYON_MPI_PMIX_TEST_ENVIRONMENT ${TAKYON_TEST_ENVIRONMENT}
     LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/launch/lsan_pmix.supp)
@@ -51,7 +53,7 @@ function(takyon_mpi_program name)
     add_custom_command(OUTPUT ${ompi_prog}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/ompi
       COMMAND ${TAKYON_OMPI_MPICC} -O2 -std=c99 -I${CMAKE_CURRENT_SOURCE_DIR}/programs ${src} -o ${ompi_prog}
-      DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/programs/test_util.h
+      DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/programs/test_util.h ${TAKYON_MPI_TEST_UTIL}
       COMMENT "Building ${target} with Open MPI's mpicc" VERBATIM)
     add_custom_target(${target}_ompi ALL DEPENDS ${ompi_prog})
   endif()

@@ -8,36 +8,6 @@
  * a bad info on one member of a collective. np 1-2. */
 #include "test_util.h"
 
-static int is_takyon;
-
-static const char *class_name(int cls) {
-  switch (cls) {
-    case MPI_ERR_INFO: return "MPI_ERR_INFO";
-    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY";
-    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE";
-    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
-  }
-  return "another class";
-}
-
-/* The call must fail; under libtakyon_mpi with class `cls`. Prints the expected class. */
-static void expect(const char *what, int rc, int cls) {
-  CHECK(rc != MPI_SUCCESS);
-  int got = -1;
-  CHECK_MPI(MPI_Error_class(rc, &got));
-  if (is_takyon && got != cls) {
-    fprintf(stderr, "%s: error class %d, expected %d (%s)\n", what, got, cls, class_name(cls));
-    MPI_Abort(MPI_COMM_WORLD, 4);
-  }
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  CHECK_MPI(MPI_Error_string(rc, text, &len));
-  CHECK(len > 0 && (int)strlen(text) == len);
-  PRINT0("%s: %s\n", what, class_name(cls));
-}
-
 /* MPI_Info_get_string is MPI-4 (Open MPI 4.1 has none): the same contract on Info_get_valuelen/get. */
 #if MPI_VERSION >= 4
 #define get_string MPI_Info_get_string
@@ -119,18 +89,15 @@ static void check_info_env(int argc, char **argv) {
   CHECK(flag == 1 && strcmp(value, argv[0]) == 0);
   CHECK_MPI(MPI_Info_free(&copy));
   MPI_Info env = MPI_INFO_ENV;
-  expect("info_set on MPI_INFO_ENV", MPI_Info_set(MPI_INFO_ENV, "k", "v"), MPI_ERR_INFO);
-  expect("info_delete on MPI_INFO_ENV", MPI_Info_delete(MPI_INFO_ENV, "command"), MPI_ERR_INFO);
-  expect("info_free of MPI_INFO_ENV", MPI_Info_free(&env), MPI_ERR_INFO);
+  expect_class("info_set on MPI_INFO_ENV", MPI_Info_set(MPI_INFO_ENV, "k", "v"), MPI_ERR_INFO);
+  expect_class("info_delete on MPI_INFO_ENV", MPI_Info_delete(MPI_INFO_ENV, "command"), MPI_ERR_INFO);
+  expect_class("info_free of MPI_INFO_ENV", MPI_Info_free(&env), MPI_ERR_INFO);
   CHECK(env == MPI_INFO_ENV);
 }
 
 int main(int argc, char **argv) {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
-  MPI_Get_library_version(version, &len);
-  is_takyon = strstr(version, "Takyon") != NULL;
-  if (is_takyon) { /* MPI-4: info objects work before MPI_Init */
+  if (takyon_mpi()) { /* MPI-4: info objects work before MPI_Init */
     MPI_Info early;
     char value[8];
     int flag = 0;
@@ -256,54 +223,58 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Info_delete(info, longkey));
     longkey[MPI_MAX_INFO_KEY - 1] = 'k';
     longkey[MPI_MAX_INFO_KEY] = '\0';
-    expect("info_set key of MPI_MAX_INFO_KEY characters", MPI_Info_set(info, longkey, "v"), MPI_ERR_INFO_KEY);
-    expect("info_get key of MPI_MAX_INFO_KEY characters", MPI_Info_get(info, longkey, 10, value, &flag),
-           MPI_ERR_INFO_KEY);
-    expect("info_delete key of MPI_MAX_INFO_KEY characters", MPI_Info_delete(info, longkey), MPI_ERR_INFO_KEY);
+    expect_class("info_set key of MPI_MAX_INFO_KEY characters", MPI_Info_set(info, longkey, "v"),
+                 MPI_ERR_INFO_KEY);
+    expect_class("info_get key of MPI_MAX_INFO_KEY characters", MPI_Info_get(info, longkey, 10, value, &flag),
+                 MPI_ERR_INFO_KEY);
+    expect_class("info_delete key of MPI_MAX_INFO_KEY characters", MPI_Info_delete(info, longkey),
+                 MPI_ERR_INFO_KEY);
     longval[MPI_MAX_INFO_VAL - 1] = 'x';
     longval[MPI_MAX_INFO_VAL] = '\0';
-    expect("info_set value of MPI_MAX_INFO_VAL characters", MPI_Info_set(info, "k", longval), MPI_ERR_INFO_VALUE);
+    expect_class("info_set value of MPI_MAX_INFO_VAL characters", MPI_Info_set(info, "k", longval),
+                 MPI_ERR_INFO_VALUE);
   }
 
   /* ---- bad input ---- */
-  expect("info_set empty key", MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
-  expect("info_delete of a missing key", MPI_Info_delete(info, "delta"), MPI_ERR_INFO_NOKEY);
-  expect("info_dup of MPI_INFO_NULL", MPI_Info_dup(MPI_INFO_NULL, &copy), MPI_ERR_INFO);
-  expect("info_set on MPI_INFO_NULL", MPI_Info_set(MPI_INFO_NULL, "k", "v"), MPI_ERR_INFO);
-  expect("info_get_nkeys of MPI_INFO_NULL", MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
+  expect_class("info_set empty key", MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
+  expect_class("info_delete of a missing key", MPI_Info_delete(info, "delta"), MPI_ERR_INFO_NOKEY);
+  expect_class("info_dup of MPI_INFO_NULL", MPI_Info_dup(MPI_INFO_NULL, &copy), MPI_ERR_INFO);
+  expect_class("info_set on MPI_INFO_NULL", MPI_Info_set(MPI_INFO_NULL, "k", "v"), MPI_ERR_INFO);
+  expect_class("info_get_nkeys of MPI_INFO_NULL", MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
   CHECK_MPI(MPI_Info_get_nkeys(info, &n));
-  expect("info_get_nthkey past the end", MPI_Info_get_nthkey(info, n, key), MPI_ERR_ARG);
-  expect("info_get_nthkey -1", MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG);
-  expect("info_get negative valuelen", MPI_Info_get(info, "alpha", -1, value, &flag), MPI_ERR_ARG);
-  if (is_takyon) { /* Open MPI 4.1 crashes on freed or garbage handles, NULL pointers */
+  expect_class("info_get_nthkey past the end", MPI_Info_get_nthkey(info, n, key), MPI_ERR_ARG);
+  expect_class("info_get_nthkey -1", MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG);
+  expect_class("info_get negative valuelen", MPI_Info_get(info, "alpha", -1, value, &flag), MPI_ERR_ARG);
+  if (takyon_mpi()) { /* Open MPI 4.1 crashes on freed or garbage handles, NULL pointers */
     MPI_Info garbage = (MPI_Info)(&garbage);
-    expect("info_get on a freed info", MPI_Info_get(dead, "alpha", 10, value, &flag), MPI_ERR_INFO);
-    expect("info_set on a freed info", MPI_Info_set(dead, "alpha", "x"), MPI_ERR_INFO);
-    expect("info_free of a freed info", MPI_Info_free(&dead), MPI_ERR_INFO);
-    expect("info_dup of a garbage handle", MPI_Info_dup(garbage, &copy), MPI_ERR_INFO);
-    expect("info_get_nkeys of a garbage handle", MPI_Info_get_nkeys(garbage, &n), MPI_ERR_INFO);
+    expect_class("info_get on a freed info", MPI_Info_get(dead, "alpha", 10, value, &flag), MPI_ERR_INFO);
+    expect_class("info_set on a freed info", MPI_Info_set(dead, "alpha", "x"), MPI_ERR_INFO);
+    expect_class("info_free of a freed info", MPI_Info_free(&dead), MPI_ERR_INFO);
+    expect_class("info_dup of a garbage handle", MPI_Info_dup(garbage, &copy), MPI_ERR_INFO);
+    expect_class("info_get_nkeys of a garbage handle", MPI_Info_get_nkeys(garbage, &n), MPI_ERR_INFO);
     MPI_Info null_info = MPI_INFO_NULL;
-    expect("info_free of MPI_INFO_NULL", MPI_Info_free(&null_info), MPI_ERR_INFO);
-    expect("info_create NULL", MPI_Info_create(NULL), MPI_ERR_ARG);
-    expect("info_set NULL key", MPI_Info_set(info, NULL, "v"), MPI_ERR_INFO_KEY);
-    expect("info_set NULL value", MPI_Info_set(info, "k", NULL), MPI_ERR_INFO_VALUE);
-    expect("info_get NULL flag", MPI_Info_get(info, "alpha", 10, value, NULL), MPI_ERR_ARG);
-    expect("info_get_valuelen NULL valuelen", MPI_Info_get_valuelen(info, "alpha", NULL, &flag), MPI_ERR_ARG);
-    expect("info_get_nthkey NULL key", MPI_Info_get_nthkey(info, 0, NULL), MPI_ERR_ARG);
+    expect_class("info_free of MPI_INFO_NULL", MPI_Info_free(&null_info), MPI_ERR_INFO);
+    expect_class("info_create NULL", MPI_Info_create(NULL), MPI_ERR_ARG);
+    expect_class("info_set NULL key", MPI_Info_set(info, NULL, "v"), MPI_ERR_INFO_KEY);
+    expect_class("info_set NULL value", MPI_Info_set(info, "k", NULL), MPI_ERR_INFO_VALUE);
+    expect_class("info_get NULL flag", MPI_Info_get(info, "alpha", 10, value, NULL), MPI_ERR_ARG);
+    expect_class("info_get_valuelen NULL valuelen", MPI_Info_get_valuelen(info, "alpha", NULL, &flag),
+                 MPI_ERR_ARG);
+    expect_class("info_get_nthkey NULL key", MPI_Info_get_nthkey(info, 0, NULL), MPI_ERR_ARG);
     buflen = -1;
-    expect("info_get_string negative buflen", get_string(info, "alpha", &buflen, value, &flag),
-           MPI_ERR_ARG);
+    expect_class("info_get_string negative buflen", get_string(info, "alpha", &buflen, value, &flag),
+                 MPI_ERR_ARG);
     buflen = 4;
-    expect("info_get_string NULL value", get_string(info, "alpha", &buflen, NULL, &flag), MPI_ERR_ARG);
-    expect("info_get_string on a freed info", get_string(dead, "alpha", &buflen, value, &flag),
-           MPI_ERR_INFO);
+    expect_class("info_get_string NULL value", get_string(info, "alpha", &buflen, NULL, &flag), MPI_ERR_ARG);
+    expect_class("info_get_string on a freed info", get_string(dead, "alpha", &buflen, value, &flag),
+                 MPI_ERR_INFO);
     /* an empty value is legal here (Open MPI refuses it) */
     CHECK_MPI(MPI_Info_set(info, "empty", ""));
     CHECK_MPI(MPI_Info_get_valuelen(info, "empty", &vlen, &flag));
     CHECK(flag == 1 && vlen == 0);
     CHECK_MPI(MPI_Info_delete(info, "empty"));
     void *mem = NULL;
-    expect("alloc_mem with a freed info", MPI_Alloc_mem(64, dead, &mem), MPI_ERR_INFO);
+    expect_class("alloc_mem with a freed info", MPI_Alloc_mem(64, dead, &mem), MPI_ERR_INFO);
     check_info_env(argc, argv);
   } else {
     PRINT0("info_get on a freed info: MPI_ERR_INFO\ninfo_set on a freed info: MPI_ERR_INFO\n"
@@ -342,7 +313,8 @@ int main(int argc, char **argv) {
     CHECK(ssize == size);
     CHECK_MPI(MPI_Comm_free(&shared));
     PRINT0("alloc_mem, comm_dup_with_info, comm_split_type with an info: ok\n");
-    if (is_takyon) { /* a bad info on rank 0 only: it fails with MPI_ERR_INFO, the others with MPI_ERR_OTHER */
+    if (takyon_mpi()) { /* a bad info on rank 0 only: it fails with MPI_ERR_INFO, the others with
+                           MPI_ERR_OTHER */
       MPI_Info mine = rank == 0 ? dead : info;
       int rc = MPI_Comm_dup_with_info(MPI_COMM_WORLD, mine, &dup);
       int cls = -1;
@@ -378,7 +350,7 @@ int main(int argc, char **argv) {
     CHECK(flag == 1 && *lastused == e4);
     PRINT0("added class and 3 codes: above MPI_ERR_LASTCODE, increasing, MPI_LASTUSEDCODE follows\n");
     CHECK_MPI(MPI_Error_class(e1, &cls));
-    CHECK(cls == e1 || !is_takyon); /* Open MPI 4.1 answers MPI_ERR_UNKNOWN for an added class */
+    CHECK(cls == e1 || !takyon_mpi()); /* Open MPI 4.1 answers MPI_ERR_UNKNOWN for an added class */
     CHECK_MPI(MPI_Error_class(e2, &cls));
     CHECK(cls == e1);
     CHECK_MPI(MPI_Error_class(e4, &cls));
@@ -409,18 +381,19 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Errhandler_free(&eh));
     CHECK_MPI(MPI_Comm_free(&comm));
     PRINT0("comm_call_errhandler with an added code: the handler got it\n");
-    expect("add_error_string on a predefined code", MPI_Add_error_string(MPI_ERR_ARG, "no"), MPI_ERR_ARG);
-    expect("add_error_code of an added code", MPI_Add_error_code(e2, &e3), MPI_ERR_ARG);
-    if (is_takyon) {
+    expect_class("add_error_string on a predefined code", MPI_Add_error_string(MPI_ERR_ARG, "no"),
+                 MPI_ERR_ARG);
+    expect_class("add_error_code of an added code", MPI_Add_error_code(e2, &e3), MPI_ERR_ARG);
+    if (takyon_mpi()) {
       static char longtext[MPI_MAX_ERROR_STRING + 1];
       memset(longtext, 's', MPI_MAX_ERROR_STRING);
-      expect("add_error_string too long", MPI_Add_error_string(e1, longtext), MPI_ERR_ARG);
-      expect("add_error_string NULL", MPI_Add_error_string(e1, NULL), MPI_ERR_ARG);
-      expect("add_error_string of an unknown code", MPI_Add_error_string(e4 + 100, "x"), MPI_ERR_ARG);
-      expect("add_error_code of an unknown class", MPI_Add_error_code(e4 + 100, &e3), MPI_ERR_ARG);
-      expect("add_error_class NULL", MPI_Add_error_class(NULL), MPI_ERR_ARG);
-      expect("error_class of an unknown code", MPI_Error_class(e4 + 100, &cls), MPI_ERR_ARG);
-      expect("error_string of an unknown code", MPI_Error_string(e4 + 100, text, &len), MPI_ERR_ARG);
+      expect_class("add_error_string too long", MPI_Add_error_string(e1, longtext), MPI_ERR_ARG);
+      expect_class("add_error_string NULL", MPI_Add_error_string(e1, NULL), MPI_ERR_ARG);
+      expect_class("add_error_string of an unknown code", MPI_Add_error_string(e4 + 100, "x"), MPI_ERR_ARG);
+      expect_class("add_error_code of an unknown class", MPI_Add_error_code(e4 + 100, &e3), MPI_ERR_ARG);
+      expect_class("add_error_class NULL", MPI_Add_error_class(NULL), MPI_ERR_ARG);
+      expect_class("error_class of an unknown code", MPI_Error_class(e4 + 100, &cls), MPI_ERR_ARG);
+      expect_class("error_string of an unknown code", MPI_Error_string(e4 + 100, text, &len), MPI_ERR_ARG);
       CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused, &flag));
       CHECK(*lastused == e4); /* failed calls add nothing */
       /* every predefined class answers Error_class and Error_string */
