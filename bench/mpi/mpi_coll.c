@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 #define MAX_SAMPLES 50
 #define SCALE_ABOVE 4096
 
@@ -55,20 +57,6 @@ static void usage(FILE *f) {
           "  -c, --csv FILE           append one CSV line per result (header if FILE is new)\n"
           "  -l, --label NAME         first CSV column (default: the MPI library up to its first comma)\n"
           "  -h, --help\n");
-}
-
-static int parse_size(const char *s, size_t *out) {
-  char *end = NULL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s) return -1;
-  if (*end == 'K' || *end == 'k')
-    v <<= 10, ++end;
-  else if (*end == 'M' || *end == 'm')
-    v <<= 20, ++end;
-  if (*end == 'B') ++end;
-  if (*end != '\0' && *end != ':') return -1;
-  *out = (size_t)v;
-  return 0;
 }
 
 /* Returns 0 to run, 1 for --help, -1 for a usage error (message printed by rank 0). */
@@ -115,9 +103,7 @@ static int parse_options(int argc, char **argv, Options *o) {
       }
       bad = bad || !any;
     } else if (IS("-i", "--iterations")) {
-      char *end = NULL;
-      o->iters = strtol(v, &end, 10);
-      bad = end == v || *end != '\0' || o->iters <= 0;
+      bad = parse_long(v, &o->iters);
     } else if (IS("-s", "--scale")) {
       o->scale = atof(v);
       bad = !(o->scale > 0);
@@ -281,16 +267,6 @@ static int agree(int rc) {
 }
 
 /* --- statistics and output --------------------------------------------------------------------- */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double percentile(const double *sorted, int n, double p) {
-  int i = (int)(p * (n - 1) + 0.5);
-  return sorted[i < 0 ? 0 : (i >= n ? n - 1 : i)];
-}
-
 static const char *kCsvHeader =
     "label,test,bytes,iterations,samples,avg_us,min_us,p50_us,p99_us,max_us,avg_MBps,p50_MBps,validated,ranks\n";
 
@@ -358,18 +334,16 @@ static int run(int test, size_t bytes, const Options *o, Buffers *b, FILE *csv, 
   if (g_rank == 0) {
     for (int s = 0; s < samples; ++s) all_total += sample_s[s] * (double)per_sample;
     double avg_us = all_total / (double)iters * 1e6;
-    double sorted[MAX_SAMPLES];
-    memcpy(sorted, sample_s, sizeof(double) * (size_t)samples);
-    qsort(sorted, (size_t)samples, sizeof(double), cmp_double);
-    double min_us = sorted[0] * 1e6, max_us = sorted[samples - 1] * 1e6;
-    double p50_us = percentile(sorted, samples, 0.5) * 1e6, p99_us = percentile(sorted, samples, 0.99) * 1e6;
+    SampleStats st = sample_stats(sample_s, samples);
     size_t shown = test == kBarrier ? 0 : bytes;
-    printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld\n", shown, avg_us, min_us, p50_us, p99_us, max_us, iters);
+    printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld\n", shown, avg_us, st.min_us, st.p50_us, st.p99_us,
+           st.max_us, iters);
     fflush(stdout);
     if (csv) {
-      double mbps = avg_us > 0 ? (double)shown / avg_us : 0, p50_mbps = p50_us > 0 ? (double)shown / p50_us : 0;
+      double mbps = avg_us > 0 ? (double)shown / avg_us : 0,
+             p50_mbps = st.p50_us > 0 ? (double)shown / st.p50_us : 0;
       fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld,%d\n", label, kNames[test], shown, iters,
-              samples, avg_us, min_us, p50_us, p99_us, max_us, mbps, p50_mbps, validated, g_size);
+              samples, avg_us, st.min_us, st.p50_us, st.p99_us, st.max_us, mbps, p50_mbps, validated, g_size);
       fflush(csv);
     }
   }
@@ -389,30 +363,9 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-  char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(library, &len);
-  char *nl = strchr(library, '\n');
-  if (nl) *nl = '\0';
-  char label[64];
-  if (o.label) {
-    snprintf(label, sizeof label, "%s", o.label);
-  } else {
-    size_t n = strcspn(library, ",");
-    if (n >= sizeof label) n = sizeof label - 1;
-    memcpy(label, library, n);
-    label[n] = '\0';
-  }
-  FILE *csv = NULL;
-  if (g_rank == 0 && o.csv_path) {
-    csv = fopen(o.csv_path, "a+");
-    if (!csv) {
-      perror(o.csv_path);
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    fseek(csv, 0, SEEK_END);
-    if (ftell(csv) == 0) fputs(kCsvHeader, csv);
-  }
+  char library[MPI_MAX_LIBRARY_VERSION_STRING], label[64];
+  library_and_label(library, label, sizeof label, o.label);
+  FILE *csv = g_rank == 0 && o.csv_path ? open_csv(o.csv_path, kCsvHeader) : NULL;
 
   size_t block_bytes = o.max_bytes * (size_t)g_size;
   Buffers b = {malloc(block_bytes), malloc(block_bytes), 0};
@@ -426,11 +379,7 @@ int main(int argc, char **argv) {
   if (g_rank == 0) {
     printf("# Takyon MPI collective latency benchmark (bench/mpi/mpi_coll.c), OSU-format output\n");
     printf("# library: %s\n", library);
-#if defined(__clang__)
-    printf("# compiler: %s\n", __VERSION__);
-#elif defined(__GNUC__)
-    printf("# compiler: gcc %s\n", __VERSION__);
-#endif
+    print_compiler();
     printf("# ranks: %d, root 0, scale %g; latency = mean over ranks of the time in the call\n", g_size, o.scale);
   }
   int failures = 0;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 #define MAX_WINDOW 1024
 /* Window slots get their own buffers up to this much memory per side; beyond it slots share
  * buffers round-robin (a 4 MiB window of 64 would need 256 MiB). */
@@ -57,28 +59,6 @@ static void usage(FILE *f) {
       "  -c, --csv FILE           append one CSV line per result (header if FILE is new)\n"
       "  -l, --label NAME         first CSV column (default: the MPI library version up to its first comma)\n"
       "  -h, --help\n");
-}
-
-static int parse_size(const char *s, size_t *out) {
-  char *end = NULL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s) return -1;
-  if (*end == 'K' || *end == 'k')
-    v <<= 10, ++end;
-  else if (*end == 'M' || *end == 'm')
-    v <<= 20, ++end;
-  if (*end == 'B') ++end;
-  if (*end != '\0' && *end != ':') return -1;
-  *out = (size_t)v;
-  return 0;
-}
-
-static int parse_long(const char *s, long *out) {
-  char *end = NULL;
-  long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v <= 0) return -1;
-  *out = v;
-  return 0;
 }
 
 /* Returns 0 to run, 1 for --help, -1 for a usage error (message printed by rank 0). */
@@ -411,31 +391,16 @@ static void bibw(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t 
 }
 
 /* --- reporting --------------------------------------------------------------------------------- */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double percentile(const double *sorted, int n, double p) {
-  int i = (int)(p * (n - 1) + 0.5);
-  return sorted[i < 0 ? 0 : (i >= n ? n - 1 : i)];
-}
-
 /* One CSV line; *_us are one-way latency (latency) or time per message (bandwidth, msgrate; bibw:
  * per message each way); MB/s count `directions` streams (2 for bibw). */
 static void write_csv(FILE *csv, const char *label, const char *test, size_t bytes, const Result *r,
                       long messages_per_iter, double avg_us, int directions) {
-  double sorted[MAX_SAMPLES];
-  memcpy(sorted, r->sample_s, sizeof(double) * (size_t)r->samples);
-  qsort(sorted, (size_t)r->samples, sizeof(double), cmp_double);
-  double min_us = sorted[0] * 1e6, max_us = sorted[r->samples - 1] * 1e6;
-  double p50_us = percentile(sorted, r->samples, 0.5) * 1e6,
-         p99_us = percentile(sorted, r->samples, 0.99) * 1e6;
+  SampleStats st = sample_stats(r->sample_s, r->samples);
   double mbps = avg_us > 0 ? (double)bytes * directions / avg_us : 0,
-         p50_mbps = p50_us > 0 ? (double)bytes * directions / p50_us : 0;
+         p50_mbps = st.p50_us > 0 ? (double)bytes * directions / st.p50_us : 0;
   fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld\n", label, test, bytes,
-          r->iterations * messages_per_iter, r->samples, avg_us, min_us, p50_us, p99_us, max_us, mbps,
-          p50_mbps, r->checked + r->full_checked);
+          r->iterations * messages_per_iter, r->samples, avg_us, st.min_us, st.p50_us, st.p99_us, st.max_us,
+          mbps, p50_mbps, r->checked + r->full_checked);
 }
 
 static const char *kCsvHeader =
@@ -457,31 +422,9 @@ int main(int argc, char **argv) {
     return parsed == 1 ? 0 : 2;
   }
 
-  char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(library, &len);
-  char *nl = strchr(library, '\n');
-  if (nl) *nl = '\0';
-  char label[64];
-  if (o.label) {
-    snprintf(label, sizeof label, "%s", o.label);
-  } else {
-    size_t n = strcspn(library, ","); /* "Open MPI v4.1.4", "Takyon MPI 0.1.0" */
-    if (n >= sizeof label) n = sizeof label - 1;
-    memcpy(label, library, n);
-    label[n] = '\0';
-  }
-
-  FILE *csv = NULL;
-  if (g_rank == 0 && o.csv_path) {
-    csv = fopen(o.csv_path, "a+");
-    if (!csv) {
-      perror(o.csv_path);
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    fseek(csv, 0, SEEK_END);
-    if (ftell(csv) == 0) fputs(kCsvHeader, csv);
-  }
+  char library[MPI_MAX_LIBRARY_VERSION_STRING], label[64];
+  library_and_label(library, label, sizeof label, o.label);
+  FILE *csv = g_rank == 0 && o.csv_path ? open_csv(o.csv_path, kCsvHeader) : NULL;
 
   /* Sizes: 0 (when min is 0), then powers of two from max(1, min) to max. */
   size_t sizes[40];
@@ -510,11 +453,7 @@ int main(int argc, char **argv) {
   if (g_rank == 0) {
     printf("# Takyon MPI point-to-point benchmark (bench/mpi/mpi_p2p.c), OSU-format output\n");
     printf("# library: %s\n", library);
-#if defined(__clang__)
-    printf("# compiler: %s\n", __VERSION__);
-#elif defined(__GNUC__)
-    printf("# compiler: gcc %s\n", __VERSION__);
-#endif
+    print_compiler();
     printf("# ranks: %d (0 and 1 measure), window %d, scale %g\n", size, o.window, o.scale);
   }
   long validated = 0;
