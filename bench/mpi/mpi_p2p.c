@@ -207,6 +207,34 @@ static void check_stamp(const char *test, const uint8_t *buf, size_t bytes, long
   if (buf[s] != v) fail(test, bytes, iter, "stamp (sampled byte)", s, buf[s], v);
 }
 
+/* The windowed tests: a window's W messages use min(W, nbuf) buffers round-robin, so slots sharing a
+ * buffer send identical data and each buffer has one expected value. The first warm-up window
+ * (`full`) fills and checks every byte, the others stamp. */
+static void fill_window(uint8_t *sbuf, size_t bytes, size_t nbuf, int window, long it, int dir, int full) {
+  for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
+    if (full)
+      fill_full(sbuf + b * bytes, bytes, full_seed(it, (int)b, dir));
+    else
+      stamp(sbuf + b * bytes, bytes, it, (int)b, dir);
+  }
+}
+
+/* Checks a received window (sts: its W receive statuses) sent in direction `dir`; counts it in r. */
+static void check_window(const char *test, const uint8_t *rbuf, size_t bytes, size_t nbuf, int window, long it,
+                         int dir, int full, MPI_Status *sts, Result *r) {
+  for (int w = 0; w < window; ++w) check_count(test, bytes, it, &sts[w]);
+  for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
+    if (full)
+      check_full(test, rbuf + b * bytes, bytes, it, full_seed(it, (int)b, dir));
+    else
+      check_stamp(test, rbuf + b * bytes, bytes, it, (int)b, dir);
+  }
+  if (full)
+    r->full_checked += window;
+  else
+    r->checked += window;
+}
+
 /* --- the tests -------------------------------------------------------------------------------- */
 static long scaled(long base, long minimum, size_t bytes, double scale) {
   double n = (double)base;
@@ -299,12 +327,7 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
     for (long k = 0; k < count; ++k, ++it) {
       const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
       if (g_rank == 0) {
-        for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
-          if (full)
-            fill_full(sbuf + b * bytes, bytes, full_seed(it, (int)b, 0));
-          else
-            stamp(sbuf + b * bytes, bytes, it, (int)b, 0);
-        }
+        fill_window(sbuf, bytes, nbuf, window, it, 0, full);
         for (int w = 0; w < window; ++w) {
           MPI_Isend(sbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &reqs[w]);
         }
@@ -316,18 +339,7 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
         }
         MPI_Waitall(window, reqs, sts);
         MPI_Send(ack, 4, MPI_BYTE, peer, 3, MPI_COMM_WORLD);
-        for (int w = 0; w < window; ++w) check_count(test, bytes, it, &sts[w]);
-        /* Slots sharing a buffer received identical data, so each buffer has one expected value. */
-        for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
-          if (full)
-            check_full(test, rbuf + b * bytes, bytes, it, full_seed(it, (int)b, 0));
-          else
-            check_stamp(test, rbuf + b * bytes, bytes, it, (int)b, 0);
-        }
-        if (full)
-          r->full_checked += window;
-        else
-          r->checked += window;
+        check_window(test, rbuf, bytes, nbuf, window, it, 0, full, sts, r);
       }
     }
     if (s >= 0) r->sample_s[s] = (MPI_Wtime() - t0) / (double)per_sample / window;
@@ -360,28 +372,13 @@ static void bibw(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t 
     if (s == 0) start = t0;
     for (long k = 0; k < count; ++k, ++it) {
       const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
-      for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
-        if (full)
-          fill_full(sbuf + b * bytes, bytes, full_seed(it, (int)b, g_rank));
-        else
-          stamp(sbuf + b * bytes, bytes, it, (int)b, g_rank);
-      }
+      fill_window(sbuf, bytes, nbuf, window, it, g_rank, full);
       for (int w = 0; w < window; ++w)
         MPI_Irecv(rbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &reqs[w]);
       for (int w = 0; w < window; ++w)
         MPI_Isend(sbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &reqs[window + w]);
       MPI_Waitall(2 * window, reqs, sts);
-      for (int w = 0; w < window; ++w) check_count(test, bytes, it, &sts[w]);
-      for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
-        if (full)
-          check_full(test, rbuf + b * bytes, bytes, it, full_seed(it, (int)b, peer));
-        else
-          check_stamp(test, rbuf + b * bytes, bytes, it, (int)b, peer);
-      }
-      if (full)
-        r->full_checked += window;
-      else
-        r->checked += window;
+      check_window(test, rbuf, bytes, nbuf, window, it, peer, full, sts, r);
     }
     if (s >= 0) r->sample_s[s] = (MPI_Wtime() - t0) / (double)per_sample / window;
   }
