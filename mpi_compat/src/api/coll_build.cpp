@@ -160,6 +160,59 @@ void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bo
   }
 }
 
+/// Gather's and scatter's arguments (and their v-variants'), checked alike: every member's own block
+/// (gather: sendbuf, scatter: recvbuf; MPI_IN_PLACE at the root only) and, at the root, the p blocks
+/// (gather: recvbuf, scatter: sendbuf) with their counts and displacements, or one count for all.
+struct RootedArgs {
+  int p = 0;
+  bool is_root = false;
+  bool in_place = false;
+  Ints counts;  // the root's blocks (empty on the other members)
+  Ints disp;
+};
+
+RootedArgs check_rooted(const char* fn, const CommInfo& c, int root, bool gather, const void* own_buf,
+                        int own_count, MPI_Datatype own_type, const void* root_buf, bool vec,
+                        const int* root_counts, int root_count, const int* displs, MPI_Datatype root_type) {
+  static const char* const kArgs[2][4] = {{"sendbuf", "sendcount", "sendtype", "sendcounts"},
+                                          {"recvbuf", "recvcount", "recvtype", "recvcounts"}};
+  const char* const* own = kArgs[gather ? 0 : 1];
+  const char* const* all = kArgs[gather ? 1 : 0];
+  check_root(fn, c, root);
+  RootedArgs a;
+  a.p = comm_size(c);
+  a.is_root = comm_rank(c) == root;
+  a.in_place = own_buf == MPI_IN_PLACE;
+  if (a.in_place && !a.is_root)
+    fail(MPI_ERR_BUFFER, fn,
+         std::string("MPI_IN_PLACE is allowed at the root only (argument ") + own[0] + ")");
+  if (!a.in_place) check_buf(fn, own_buf, own_count, own_type, own[0], own[1], own[2]);
+  if (a.is_root) {
+    if (vec) {
+      check_counts(fn, root_counts, displs, a.p, all[3], "displs");
+      a.counts = ints_copy(root_counts, a.p);
+      a.disp = ints_copy(displs, a.p);
+    } else {
+      check_count(fn, root_count, all[1]);
+      a.counts = ints_equal(a.p, root_count);
+      a.disp = ints_strided(a.p, root_count);
+    }
+    int most = 0;
+    for (int n : a.counts) most = n > most ? n : most;
+    check_buf(fn, root_buf, most, root_type, all[0], all[1], all[2]);
+  }
+  return a;
+}
+
+/// The root's own block, sent and received (not in place), must be the same size.
+void check_root_block(const char* fn, std::size_t send_bytes, std::size_t recv_bytes) {
+  if (send_bytes != recv_bytes) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         "the root's send and receive blocks differ in size (" + std::to_string(send_bytes) + " and " +
+             std::to_string(recv_bytes) + " bytes)");
+  }
+}
+
 void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
   switch (select_allreduce(r.bytes(), r.count, s.size(), op_commutative(r.op), s.fn())) {
     case AllreduceAlgo::kRecursiveDoubling:
@@ -330,40 +383,16 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
                          void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
-  check_root(fn, c, root);
-  int p = comm_size(c);
-  bool is_root = comm_rank(c) == root;
-  bool in_place = sendbuf == MPI_IN_PLACE;
-  if (in_place && !is_root)
-    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
-  if (!in_place) check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
-  Ints counts;
-  Ints disp;
-  if (is_root) {
-    if (vec) {
-      check_counts(fn, recvcounts, displs, p, "recvcounts", "displs");
-      counts = ints_copy(recvcounts, p);
-      disp = ints_copy(displs, p);
-    } else {
-      check_count(fn, recvcount, "recvcount");
-      counts = ints_equal(p, recvcount);
-      disp = ints_strided(p, recvcount);
-    }
-    int most = 0;
-    for (int n : counts) most = n > most ? n : most;
-    check_buf(fn, recvbuf, most, recvtype, "recvbuf", "recvcount", "recvtype");
-  }
+  RootedArgs a = check_rooted(fn, c, root, true, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts,
+                              recvcount, displs, recvtype);
+  const int p = a.p;
+  const bool is_root = a.is_root, in_place = a.in_place;
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   std::size_t block =
       is_root ? std::size_t(recvcount) * type_size(recvtype) : std::size_t(sendcount) * type_size(sendtype);
   if (!vec && select_gather(block, p, fn) == RootedAlgo::kBinomial) {
-    if (is_root && !in_place && std::size_t(sendcount) * type_size(sendtype) != block) {
-      fail(MPI_ERR_TRUNCATE, fn,
-           "the root's send and receive blocks differ in size (" +
-               std::to_string(std::size_t(sendcount) * type_size(sendtype)) + " and " +
-               std::to_string(block) + " bytes)");
-    }
+    if (is_root && !in_place) check_root_block(fn, std::size_t(sendcount) * type_size(sendtype), block);
     char* recv =
         is_root ? v.out(recvbuf, std::size_t(p) * std::size_t(recvcount), recvtype, in_place) : nullptr;
     gather_binomial(*s, in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype), recv, block,
@@ -373,15 +402,11 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
   }
   Blocks blocks;
   if (is_root)
-    blocks = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true,
+    blocks = v.blocks(recvbuf, a.counts.data(), a.disp.data(), nullptr, recvtype, p, false, true,
                       in_place ? root : -1);
   const char* own = in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype);
   std::size_t own_bytes = in_place ? 0 : std::size_t(sendcount) * type_size(sendtype);
-  if (is_root && !in_place && own_bytes != blocks.bytes[std::size_t(root)]) {
-    fail(MPI_ERR_TRUNCATE, fn,
-         "the root's send and receive blocks differ in size (" + std::to_string(own_bytes) + " and " +
-             std::to_string(blocks.bytes[std::size_t(root)]) + " bytes)");
-  }
+  if (is_root && !in_place) check_root_block(fn, own_bytes, blocks.bytes[std::size_t(root)]);
   gather_linear(*s, own, own_bytes, blocks, root);
   v.finish();
   return s;
@@ -391,39 +416,16 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
                           const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
-  check_root(fn, c, root);
-  int p = comm_size(c);
-  bool is_root = comm_rank(c) == root;
-  bool in_place = recvbuf == MPI_IN_PLACE;
-  if (in_place && !is_root)
-    fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is allowed at the root only (argument recvbuf)");
-  if (!in_place) check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
-  Ints counts;
-  Ints disp;
-  if (is_root) {
-    if (vec) {
-      check_counts(fn, sendcounts, displs, p, "sendcounts", "displs");
-      counts = ints_copy(sendcounts, p);
-      disp = ints_copy(displs, p);
-    } else {
-      check_count(fn, sendcount, "sendcount");
-      counts = ints_equal(p, sendcount);
-      disp = ints_strided(p, sendcount);
-    }
-    int most = 0;
-    for (int n : counts) most = n > most ? n : most;
-    check_buf(fn, sendbuf, most, sendtype, "sendbuf", "sendcount", "sendtype");
-  }
+  RootedArgs a = check_rooted(fn, c, root, false, recvbuf, recvcount, recvtype, sendbuf, vec, sendcounts,
+                              sendcount, displs, sendtype);
+  const int p = a.p;
+  const bool is_root = a.is_root, in_place = a.in_place;
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   std::size_t block =
       is_root ? std::size_t(sendcount) * type_size(sendtype) : std::size_t(recvcount) * type_size(recvtype);
   if (!vec && select_scatter(block, p, fn) == RootedAlgo::kBinomial) {
-    if (is_root && !in_place && std::size_t(recvcount) * type_size(recvtype) != block) {
-      fail(MPI_ERR_TRUNCATE, fn,
-           "the root's send and receive blocks differ in size (" + std::to_string(block) + " and " +
-               std::to_string(std::size_t(recvcount) * type_size(recvtype)) + " bytes)");
-    }
+    if (is_root && !in_place) check_root_block(fn, block, std::size_t(recvcount) * type_size(recvtype));
     const char* send = is_root ? v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype) : nullptr;
     scatter_binomial(*s, send, in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false),
                      block, root);
@@ -432,16 +434,11 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
   }
   Blocks blocks;
   if (is_root)
-    blocks =
-        v.blocks(const_cast<void*>(sendbuf), counts.data(), disp.data(), nullptr, sendtype, p, false, false);
+    blocks = v.blocks(const_cast<void*>(sendbuf), a.counts.data(), a.disp.data(), nullptr, sendtype, p, false,
+                      false);
   char* own = in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false);
   std::size_t own_bytes = in_place ? 0 : std::size_t(recvcount) * type_size(recvtype);
-  if (is_root && !in_place && own_bytes != blocks.bytes[std::size_t(root)]) {
-    fail(MPI_ERR_TRUNCATE, fn,
-         "the root's send and receive blocks differ in size (" +
-             std::to_string(blocks.bytes[std::size_t(root)]) + " and " + std::to_string(own_bytes) +
-             " bytes)");
-  }
+  if (is_root && !in_place) check_root_block(fn, blocks.bytes[std::size_t(root)], own_bytes);
   scatter_linear(*s, own, own_bytes, blocks, root);
   v.finish();
   return s;
