@@ -30,6 +30,23 @@ struct Blocks {
   SmallVec<std::size_t, 16> bytes;
 };
 
+/// The recursive-doubling allreduces on any p: pof2 is the largest power of two <= p, rem = p - pof2.
+/// Ranks 2i and 2i+1 (i < rem) pair up: 2i folds its vector into 2i+1 and sits out (vrank -1), 2i+1
+/// takes part as i; a rank r >= 2 rem takes part as r - rem. real() maps a part back to its rank.
+struct PowerOfTwoFold {
+  int pof2 = 1;
+  int rem = 0;
+  explicit PowerOfTwoFold(int p) {
+    while (pof2 * 2 <= p) pof2 *= 2;
+    rem = p - pof2;
+  }
+  [[nodiscard]] bool pairs(int rank) const { return rank < 2 * rem; }
+  [[nodiscard]] int vrank(int rank) const {
+    return pairs(rank) ? (rank % 2 == 0 ? -1 : rank / 2) : rank - rem;
+  }
+  [[nodiscard]] int real(int vrank) const { return vrank < rem ? vrank * 2 + 1 : vrank + rem; }
+};
+
 // barrier_dissemination.cpp: ceil(log2 p) rounds, rank r signals r+2^k and waits for r-2^k.
 void barrier_dissemination(Schedule& s);
 

@@ -12,12 +12,10 @@
 namespace takyon::mpi {
 
 void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
-  int p = s.size();
   int rank = s.rank();
   std::size_t bytes = r.bytes();
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  int rem = p - pof2;
+  const PowerOfTwoFold fold(s.size());
+  const int pof2 = fold.pof2;
   char* tmp = nullptr;
   auto scratch = [&] {
     if (tmp == nullptr) tmp = s.scratch(bytes);
@@ -26,11 +24,10 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
   // Where this rank's partial vector lives: its send buffer until something lands in recv (no
   // copy of send into recv: the first receive goes straight into recv and takes send's items).
   const char* cur = send;
-  int newrank = rank - rem;
-  if (rank < 2 * rem) {
+  const int newrank = fold.vrank(rank);
+  if (fold.pairs(rank)) {
     if (rank % 2 == 0) {
       s.send(rank + 1, send, bytes);
-      newrank = -1;
     } else {
       if (send == recv) {
         s.recv(rank - 1, scratch(), bytes);
@@ -40,7 +37,6 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
         s.reduce(send, recv, r.count, r.dt, r.op);  // recv = mine op left's (the op commutes)
       }
       cur = recv;
-      newrank = rank / 2;
     }
     s.next_round();
   }
@@ -51,7 +47,6 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
     for (int i = 0; i <= pof2; ++i) disp[std::size_t(i)] = r.count * std::size_t(i) / std::size_t(pof2);
     auto span = [&](int a, int b) { return (disp[std::size_t(b)] - disp[std::size_t(a)]) * r.item; };
     auto at = [&](char* base, int a) { return base + disp[std::size_t(a)] * r.item; };
-    auto real = [&](int nr) { return nr < rem ? nr * 2 + 1 : nr + rem; };
     // Reduce-scatter by recursive halving: [lo, hi) is the range of blocks this rank still reduces.
     int lo = 0;
     int hi = pof2;
@@ -59,7 +54,7 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
     std::vector<int> hi_at;
     for (int mask = pof2 / 2; mask > 0; mask >>= 1) {
       int newpeer = newrank ^ mask;
-      int peer = real(newpeer);
+      int peer = fold.real(newpeer);
       int mid = lo + (hi - lo) / 2;
       lo_at.push_back(lo);
       hi_at.push_back(hi);
@@ -87,7 +82,7 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
     for (int mask = 1; mask < pof2; mask <<= 1) {
       --step;
       int newpeer = newrank ^ mask;
-      int peer = real(newpeer);
+      int peer = fold.real(newpeer);
       int plo = lo_at[std::size_t(step)];
       int phi = hi_at[std::size_t(step)];
       int mid = plo + (phi - plo) / 2;
@@ -100,7 +95,7 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
       hi = phi;
     }
   }
-  if (rank < 2 * rem) {
+  if (fold.pairs(rank)) {
     if (rank % 2 == 0) {
       s.recv(rank + 1, recv, bytes);
     } else {

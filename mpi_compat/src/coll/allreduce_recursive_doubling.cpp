@@ -10,32 +10,26 @@
 namespace takyon::mpi {
 
 void allreduce_recursive_doubling(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
-  int p = s.size();
   int rank = s.rank();
   std::size_t bytes = r.bytes();
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  int rem = p - pof2;
+  const PowerOfTwoFold fold(s.size());
   char* acc = recv;
   char* tmp = s.scratch(bytes);
   s.copy(send, recv, bytes);
   s.next_round();
-  int newrank = rank - rem;
-  if (rank < 2 * rem) {
+  const int newrank = fold.vrank(rank);
+  if (fold.pairs(rank)) {
     if (rank % 2 == 0) {
       s.send(rank + 1, acc, bytes);
-      newrank = -1;
     } else {
       s.recv(rank - 1, tmp, bytes);
       s.reduce(tmp, acc, r.count, r.dt, r.op);  // acc = left op mine
-      newrank = rank / 2;
     }
     s.next_round();
   }
   if (newrank >= 0) {
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-      int newpeer = newrank ^ mask;
-      int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
+    for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+      int peer = fold.real(newrank ^ mask);
       s.recv(peer, tmp, bytes);
       s.send(peer, acc, bytes);
       if (peer < rank) {
@@ -47,7 +41,7 @@ void allreduce_recursive_doubling(Schedule& s, const char* send, char* recv, con
       s.next_round();
     }
   }
-  if (rank < 2 * rem) {
+  if (fold.pairs(rank)) {
     if (rank % 2 == 0) {
       s.recv(rank + 1, recv, bytes);
     } else {
