@@ -91,6 +91,18 @@ MPI_Group select(const Group& g, const std::vector<int>& picked, bool include) {
   return new_group(std::move(world));
 }
 
+/// Group_incl, _excl, _range_incl, _range_excl: the ranks `pick(g)` lists (checked against the
+/// group), kept (incl) or left out (excl).
+template <class Pick>
+int subgroup(const char* fn, MPI_Group group, MPI_Group* newgroup, bool include, Pick pick) {
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    const Group& g = check_group(group, fn, "group");
+    check_out(newgroup, fn, "newgroup");
+    *newgroup = select(g, pick(g, fn), include);
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
 
 }  // namespace takyon::mpi
@@ -195,42 +207,26 @@ extern "C" int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Gro
 TAKYON_MPI_WEAK_ALIAS(Group_difference)
 
 extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  return guarded("MPI_Group_incl", MPI_COMM_WORLD, [&] {
-    const Group& g = check_group(group, "MPI_Group_incl", "group");
-    check_out(newgroup, "MPI_Group_incl", "newgroup");
-    *newgroup = select(g, checked_ranks(g, n, ranks, "MPI_Group_incl"), true);
-    return MPI_SUCCESS;
-  });
+  return subgroup("MPI_Group_incl", group, newgroup, true,
+                  [&](const Group& g, const char* fn) { return checked_ranks(g, n, ranks, fn); });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_incl)
 
 extern "C" int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  return guarded("MPI_Group_excl", MPI_COMM_WORLD, [&] {
-    const Group& g = check_group(group, "MPI_Group_excl", "group");
-    check_out(newgroup, "MPI_Group_excl", "newgroup");
-    *newgroup = select(g, checked_ranks(g, n, ranks, "MPI_Group_excl"), false);
-    return MPI_SUCCESS;
-  });
+  return subgroup("MPI_Group_excl", group, newgroup, false,
+                  [&](const Group& g, const char* fn) { return checked_ranks(g, n, ranks, fn); });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_excl)
 
 extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
-  return guarded("MPI_Group_range_incl", MPI_COMM_WORLD, [&] {
-    const Group& g = check_group(group, "MPI_Group_range_incl", "group");
-    check_out(newgroup, "MPI_Group_range_incl", "newgroup");
-    *newgroup = select(g, range_ranks(g, n, ranges, "MPI_Group_range_incl"), true);
-    return MPI_SUCCESS;
-  });
+  return subgroup("MPI_Group_range_incl", group, newgroup, true,
+                  [&](const Group& g, const char* fn) { return range_ranks(g, n, ranges, fn); });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_range_incl)
 
 extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
-  return guarded("MPI_Group_range_excl", MPI_COMM_WORLD, [&] {
-    const Group& g = check_group(group, "MPI_Group_range_excl", "group");
-    check_out(newgroup, "MPI_Group_range_excl", "newgroup");
-    *newgroup = select(g, range_ranks(g, n, ranges, "MPI_Group_range_excl"), false);
-    return MPI_SUCCESS;
-  });
+  return subgroup("MPI_Group_range_excl", group, newgroup, false,
+                  [&](const Group& g, const char* fn) { return range_ranks(g, n, ranges, fn); });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_range_excl)
 
