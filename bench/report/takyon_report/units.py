@@ -71,6 +71,22 @@ class Unit:
             self.failures.append(reason)
         return ok, dt, reason
 
+    @staticmethod
+    def _job(cmd, timeout, txt_path):
+        """Runs cmd and keeps its output as it came in txt_path (stderr after a "# stderr:" line).
+        Returns (result, None), or (None, reason) when it timed out or could not start."""
+        try:
+            r = run_job(cmd, timeout)
+        except subprocess.TimeoutExpired:
+            return None, f"timed out after {timeout:g} s: {' '.join(cmd)}"
+        except OSError as e:
+            return None, f"cannot start {cmd[0]}: {e}"
+        with open(txt_path, "w") as f:
+            f.write(r.stdout)
+            if r.stderr:
+                f.write("# stderr:\n" + r.stderr)
+        return r, None
+
 
 class MpiUnit(Unit):
     def __init__(self, component, suite, args):
@@ -113,17 +129,9 @@ class MpiUnit(Unit):
         csv_path = base + ".csv"
         if os.path.exists(csv_path):
             os.remove(csv_path)
-        cmd = self.command(csv_path)
-        try:
-            r = run_job(cmd, timeout)
-        except subprocess.TimeoutExpired:
-            return False, f"timed out after {timeout:g} s: {' '.join(cmd)}"
-        except OSError as e:
-            return False, f"cannot start {cmd[0]}: {e}"
-        with open(base + ".txt", "w") as f:  # the OSU-format text, kept as it came
-            f.write(r.stdout)
-            if r.stderr:
-                f.write("# stderr:\n" + r.stderr)
+        r, why = self._job(self.command(csv_path), timeout, base + ".txt")  # the OSU-format text
+        if r is None:
+            return False, why
         for line in r.stdout.splitlines():
             if line.startswith("# library: "):
                 self.info["library"] = line[len("# library: "):]
@@ -174,17 +182,9 @@ class PathBenchUnit(Unit):
     def _run(self, rep, runs_dir, timeout):
         base = os.path.join(runs_dir, f"takyon-bench.rep{rep}")
         json_path = base + ".json"
-        cmd = self.command(json_path)
-        try:
-            r = run_job(cmd, timeout)
-        except subprocess.TimeoutExpired:
-            return False, f"timed out after {timeout:g} s: {' '.join(cmd)}"
-        except OSError as e:
-            return False, f"cannot start {cmd[0]}: {e}"
-        with open(base + ".txt", "w") as f:
-            f.write(r.stdout)
-            if r.stderr:
-                f.write("# stderr:\n" + r.stderr)
+        r, why = self._job(self.command(json_path), timeout, base + ".txt")
+        if r is None:
+            return False, why
         if r.returncode not in (0, 1):  # 1: a target missed (only with --check-targets)
             return False, f"exit code {r.returncode}: {tail(r.stderr or r.stdout)}"
         try:
