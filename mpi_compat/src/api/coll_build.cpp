@@ -160,6 +160,20 @@ void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bo
   }
 }
 
+/// Allreduce's and scan's arguments: count items of dt reduced with op, from sendbuf (or MPI_IN_PLACE)
+/// into recvbuf, a different buffer. Returns whether it is in place.
+bool check_reduction_bufs(const char* fn, const void* sendbuf, const void* recvbuf, int count,
+                          MPI_Datatype dt, MPI_Op op) {
+  check_reduction(fn, count, dt, op);
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
+  if (!in_place) {
+    check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
+    check_distinct(fn, sendbuf, recvbuf, count > 0);
+  }
+  return in_place;
+}
+
 /// Gather's and scatter's arguments (and their v-variants'), checked alike: every member's own block
 /// (gather: sendbuf, scatter: recvbuf; MPI_IN_PLACE at the root only) and, at the root, the p blocks
 /// (gather: recvbuf, scatter: sendbuf) with their counts and displacements, or one count for all.
@@ -295,13 +309,7 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
 SchedulePtr build_allreduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                             MPI_Op op, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
-  check_reduction(fn, count, dt, op);
-  bool in_place = sendbuf == MPI_IN_PLACE;
-  check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
-  if (!in_place) {
-    check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
-    check_distinct(fn, sendbuf, recvbuf, count > 0);
-  }
+  const bool in_place = check_reduction_bufs(fn, sendbuf, recvbuf, count, dt, op);
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   auto n = std::size_t(count);
@@ -362,13 +370,7 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
 SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                        MPI_Op op, MPI_Comm comm, bool exclusive) {
   CommInfo& c = check_comm(comm, fn);
-  check_reduction(fn, count, dt, op);
-  bool in_place = sendbuf == MPI_IN_PLACE;
-  check_buf(fn, recvbuf, count, dt, "recvbuf", "count", "datatype");
-  if (!in_place) {
-    check_buf(fn, sendbuf, count, dt, "sendbuf", "count", "datatype");
-    check_distinct(fn, sendbuf, recvbuf, count > 0);
-  }
+  const bool in_place = check_reduction_bufs(fn, sendbuf, recvbuf, count, dt, op);
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   auto n = std::size_t(count);
