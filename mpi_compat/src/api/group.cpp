@@ -103,6 +103,18 @@ int subgroup(const char* fn, MPI_Group group, MPI_Group* newgroup, bool include,
   });
 }
 
+/// Group_union, _intersection, _difference: the world ranks `combine(g1, g2)` lists, as a new group.
+template <class Combine>
+int group_set_op(const char* fn, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, Combine combine) {
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    const Group& g1 = check_group(group1, fn, "group1");
+    const Group& g2 = check_group(group2, fn, "group2");
+    check_out(newgroup, fn, "newgroup");
+    *newgroup = new_group(combine(g1, g2));
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
 
 }  // namespace takyon::mpi
@@ -162,46 +174,35 @@ extern "C" int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* resul
 TAKYON_MPI_WEAK_ALIAS(Group_compare)
 
 extern "C" int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return guarded("MPI_Group_union", MPI_COMM_WORLD, [&] {
-    const Group& g1 = check_group(group1, "MPI_Group_union", "group1");
-    const Group& g2 = check_group(group2, "MPI_Group_union", "group2");
-    check_out(newgroup, "MPI_Group_union", "newgroup");
+  return group_set_op("MPI_Group_union", group1, group2, newgroup, [](const Group& g1, const Group& g2) {
     std::vector<int> world = g1.ranks;
     for (int w : g2.ranks) {
       if (!contains(g1, w)) world.push_back(w);
     }
-    *newgroup = new_group(std::move(world));
-    return MPI_SUCCESS;
+    return world;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_union)
 
 extern "C" int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return guarded("MPI_Group_intersection", MPI_COMM_WORLD, [&] {
-    const Group& g1 = check_group(group1, "MPI_Group_intersection", "group1");
-    const Group& g2 = check_group(group2, "MPI_Group_intersection", "group2");
-    check_out(newgroup, "MPI_Group_intersection", "newgroup");
-    std::vector<int> world;
-    for (int w : g1.ranks) {
-      if (contains(g2, w)) world.push_back(w);
-    }
-    *newgroup = new_group(std::move(world));
-    return MPI_SUCCESS;
-  });
+  return group_set_op("MPI_Group_intersection", group1, group2, newgroup,
+                      [](const Group& g1, const Group& g2) {
+                        std::vector<int> world;
+                        for (int w : g1.ranks) {
+                          if (contains(g2, w)) world.push_back(w);
+                        }
+                        return world;
+                      });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_intersection)
 
 extern "C" int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return guarded("MPI_Group_difference", MPI_COMM_WORLD, [&] {
-    const Group& g1 = check_group(group1, "MPI_Group_difference", "group1");
-    const Group& g2 = check_group(group2, "MPI_Group_difference", "group2");
-    check_out(newgroup, "MPI_Group_difference", "newgroup");
+  return group_set_op("MPI_Group_difference", group1, group2, newgroup, [](const Group& g1, const Group& g2) {
     std::vector<int> world;
     for (int w : g1.ranks) {
       if (!contains(g2, w)) world.push_back(w);
     }
-    *newgroup = new_group(std::move(world));
-    return MPI_SUCCESS;
+    return world;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Group_difference)
