@@ -29,6 +29,21 @@ static inline int parse_size(const char *s, size_t *out) {
   return 0;
 }
 
+/* "[MIN:]MAX" (-m, --sizes) into *min and *max: MIN defaults to, and is raised to, `floor`; -1 unless
+ * MIN <= MAX <= limit. */
+static inline int parse_size_range(const char *v, size_t *min, size_t *max, size_t floor, size_t limit) {
+  const char *colon = strchr(v, ':');
+  int bad;
+  if (colon) {
+    bad = parse_size(v, min) || parse_size(colon + 1, max);
+  } else {
+    *min = floor;
+    bad = parse_size(v, max);
+  }
+  if (*min < floor) *min = floor;
+  return bad || *min > *max || *max > limit ? -1 : 0;
+}
+
 /* A positive decimal count. */
 static inline int parse_long(const char *s, long *out) {
   char *end = NULL;

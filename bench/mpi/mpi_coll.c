@@ -80,15 +80,7 @@ static int parse_options(int argc, char **argv, Options *o) {
     }
     int bad = 0;
     if (IS("-m", "--sizes")) {
-      const char *colon = strchr(v, ':');
-      if (colon) {
-        bad = parse_size(v, &o->min_bytes) || parse_size(colon + 1, &o->max_bytes);
-      } else {
-        o->min_bytes = 1;
-        bad = parse_size(v, &o->max_bytes);
-      }
-      if (o->min_bytes == 0) o->min_bytes = 1;
-      bad = bad || o->min_bytes > o->max_bytes || o->max_bytes > ((size_t)1 << 26);
+      bad = parse_size_range(v, &o->min_bytes, &o->max_bytes, 1, (size_t)1 << 26);
     } else if (IS("-t", "--tests")) {
       char list[256];
       snprintf(list, sizeof list, "%s", v);

@@ -86,14 +86,7 @@ static int parse_options(int argc, char **argv, Options *o) {
     }
     int bad = 0;
     if (IS("-m", "--sizes")) {
-      const char *colon = strchr(v, ':');
-      if (colon) {
-        bad = parse_size(v, &o->min_bytes) || parse_size(colon + 1, &o->max_bytes);
-      } else {
-        o->min_bytes = 0;
-        bad = parse_size(v, &o->max_bytes);
-      }
-      bad = bad || o->min_bytes > o->max_bytes || o->max_bytes > ((size_t)1 << 30);
+      bad = parse_size_range(v, &o->min_bytes, &o->max_bytes, 0, (size_t)1 << 30);
     } else if (IS("-t", "--tests")) {
       o->do_latency = o->do_bandwidth = o->do_bibw = o->do_msgrate = 0;
       char list[256];
