@@ -4,8 +4,9 @@
 # no_such_pml) among the others. Checks: exit 0; the HTML, JSON, CSV, text, machine description,
 # schema and plots exist; the JSON validates against its schema (and a broken copy does not); the
 # plots are PNGs with non-trivial content; every run's OSU-format text parses; the broken component
-# is reported as failed with Open MPI's reason, the others as ok; the shim's collectives are either
-# measured or (while they are not implemented) listed as failed with the MPI error; MPI_Barrier and
+# is reported as failed with Open MPI's reason, the others as ok; the shim's collectives are all
+# measured except MPI_Allreduce, made to fail (TAKYON_MPI_COLL_ALLREDUCE=bogus) and shown as such
+# with its MPI error (the unit "partial"); MPI_Barrier and
 # the point-to-point records exist and were validated; --compare against the first report adds its
 # table. Never asserts on timings. Usage:
 #   cmake -DREPORT=<takyon-report> -DOUT_DIR=<dir> [-DMPIRUN=<mpirun>] [-DHAVE_OMPI=ON] -P report_test.cmake
@@ -24,7 +25,10 @@ endif()
 
 set(dir "${OUT_DIR}/first")
 file(REMOVE_RECURSE "${OUT_DIR}")
-execute_process(COMMAND ${REPORT} --out-dir "${dir}" --reps 2 --p2p-sizes 0:8 --coll-sizes 1:8 --coll-np 2
+# TAKYON_MPI_COLL_ALLREDUCE=bogus makes the shim's MPI_Allreduce (only) fail with MPI_ERR_ARG: the
+# report must show takyon/mpi_coll as partial with that reason while the other collectives are measured.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env TAKYON_MPI_COLL_ALLREDUCE=bogus
+                        ${REPORT} --out-dir "${dir}" --reps 2 --p2p-sizes 0:8 --coll-sizes 1:8 --coll-np 2
                         --p2p-scale 0.05 --coll-scale 0.05 --providers InterProcessMemcpy --path-sizes 0:8
                         --no-ucx-perftest --timeout 60 ${mpirun_arg} --ompi-config "broken=--mca pml no_such_pml"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -156,16 +160,16 @@ if have_ompi:
 for name in ok:
     if units.get(name, {}).get("status") != "ok":
         fail(f"{name}: {units.get(name)}")
-# The shim's collectives: all measured, or each missing one named with its MPI error.
+# The shim's collectives: allreduce failed on purpose (partial, with its MPI error shown), the
+# other seven measured and validated.
 u = units["takyon/mpi_coll"]
-if u["status"] == "partial":
-    for test, why in u["test_failures"].items():
-        if not re.match(r"MPI_[A-Z][a-z]+ returned [0-9]+: MPI_ERR_", why):
-            fail(f"takyon/mpi_coll {test}: reason {why!r}")
-        if f"{test}: MPI_" not in html:
-            fail(f"the HTML does not show why takyon's {test} failed")
-elif u["status"] != "ok":
-    fail(f"takyon/mpi_coll: {u['status']}: {u['reason']}")
+if u["status"] != "partial" or sorted(u["test_failures"]) != ["allreduce"]:
+    fail(f"takyon/mpi_coll: expected partial with allreduce failed: {u}")
+why = u["test_failures"]["allreduce"]
+if not re.match(r"MPI_Allreduce returned [0-9]+: MPI_ERR_ARG", why):
+    fail(f"takyon/mpi_coll allreduce: reason {why!r}")
+if "allreduce: MPI_" not in html:
+    fail("the HTML does not show why takyon's allreduce failed")
 # Records: point-to-point and barrier, validated, 2 repetitions each, with ratios to Open MPI.
 recs = {(r["suite"], r["component"], r["test"], r["bytes"]): r for r in doc["records"]}
 comps = ["takyon"] + (["ompi-default", "ompi-ob1-vader"] if have_ompi else [])
@@ -175,6 +179,9 @@ for c in comps:
         r = recs.get((suite, c, test, nbytes))
         if not r or r["reps"] != 2 or not r["median"] > 0 or (test != "barrier" and not r["validated"]):
             fail(f"record {c} {suite} {test} {nbytes}: {r}")
+for test in ("bcast", "reduce", "gather", "scatter", "allgather", "alltoall"):
+    if not recs.get(("mpi_coll", "takyon", test, 8), {}).get("validated"):
+        fail(f"no validated record takyon {test} 8")
 if have_ompi:
     for test in ("bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"):
         if not recs.get(("mpi_coll", "ompi-default", test, 8), {}).get("validated"):
