@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "api/common.hpp"
 #include "bootstrap.hpp"
 #include "errors.hpp"
 #include "job_id.hpp"
@@ -214,6 +215,7 @@ int runtime_init(int required) {
     if (any_shm) own.unlink();
     unlink_all_inboxes(job.job_id, job.size);
     rt->engine = std::make_unique<Engine>(job.rank, job.size, layout, std::move(bases), std::move(pids));
+    rt->engine->on_freed_complete = &deliver;  // a freed packed receive still reaches the user's buffer
     if (job_has_paths) create_paths(*rt->boot, *rt->engine, choice, needs_path, job.rank, job.size);
   } catch (const BootstrapError& e) {
     fail(MPI_ERR_OTHER, "MPI_Init", std::string("bootstrap (") + job.launcher + "): " + e.what());

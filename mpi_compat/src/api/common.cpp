@@ -104,7 +104,7 @@ P2pArgs check_probe(const char* fn, int source, int tag, MPI_Comm comm) {
   return a;
 }
 
-Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode) {
+Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode, bool pack_now) {
   Request* r = engine().requests().acquire();
   r->kind = RequestKind::kSend;
   r->mode = mode;
@@ -115,7 +115,7 @@ Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode 
   r->ctx = a.comm->ctx;
   r->comm = a.comm;
   attach_data(r, a, buf, dt);
-  if (r->packed) pack_items(buf, a.count, request_type(*r), r->buf);
+  if (r->packed && pack_now) pack_items(buf, a.count, request_type(*r), r->buf);
   return r;
 }
 

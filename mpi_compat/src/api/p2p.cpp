@@ -27,16 +27,20 @@ void reap_buffered_sends() {
   });
 }
 
+/// An eager message of contiguous data written into the peer's ring at once (nothing queued before
+/// it): the send is complete, with no request and no copy beyond the ring's.
+bool send_eager_now(const P2pArgs& a, const void* buf) {
+  return !a.null_proc && a.contiguous &&
+         engine().try_send_eager_now(a.world_peer, a.comm->ctx, a.tag, data_at(buf, a.lb), a.bytes);
+}
+
 /// Runs a send to completion (blocking send semantics for `mode`).
 int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   SendMode mode) {
   P2pArgs a = check_send(fn, buf, count, dt, dest, tag, comm);
   if (a.null_proc) return MPI_SUCCESS;
   Engine& e = engine();
-  if (mode != SendMode::kSync && a.contiguous &&
-      e.try_send_eager_now(a.world_peer, a.comm->ctx, a.tag, data_at(buf, a.lb), a.bytes)) {
-    return MPI_SUCCESS;
-  }
+  if (mode != SendMode::kSync && send_eager_now(a, buf)) return MPI_SUCCESS;
   Request* r = make_send(a, buf, dt, mode);
   e.start_send(r);
   if (!r->complete) e.wait_until([r] { return r->complete; });
@@ -54,21 +58,32 @@ int start_isend(const char* fn, const void* buf, int count, MPI_Datatype dt, int
   return MPI_SUCCESS;
 }
 
-/// MPI_Bsend / MPI_Ibsend: the data is copied at once, so the send completes locally whatever the receiver does.
-Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Datatype dt) {
+/// Throws MPI_ERR_BUFFER unless a buffer is attached that a message of a.bytes fits.
+void check_bsend_room(const char* fn, const P2pArgs& a) {
   if (g_bsend.addr == nullptr) fail(MPI_ERR_BUFFER, fn, "no buffer attached (MPI_Buffer_attach)");
   if (a.bytes + MPI_BSEND_OVERHEAD > std::size_t(g_bsend.size)) {
     fail(MPI_ERR_BUFFER, fn,
          "message of " + std::to_string(a.bytes) + " bytes does not fit the attached buffer of " +
              std::to_string(g_bsend.size) + " bytes (MPI_BSEND_OVERHEAD is " + std::to_string(MPI_BSEND_OVERHEAD) + ")");
   }
-  Request* r = make_send(a, buf, dt, SendMode::kBuffered);
-  if (a.bytes != 0 && !r->packed) {  // a packed send already owns its copy
+}
+
+/// A send request that owns a copy of its data (a packed send already does), so the caller's buffer
+/// is free as soon as the call returns (MPI_Bsend, MPI_Ibsend, MPI_Sendrecv_replace).
+Request* make_owning_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode) {
+  Request* r = make_send(a, buf, dt, mode);
+  if (a.bytes != 0 && !a.null_proc && !r->packed) {
     r->owned = std::make_unique_for_overwrite<char[]>(a.bytes);
     std::memcpy(r->owned.get(), r->buf, a.bytes);
     r->buf = r->owned.get();
   }
   return r;
+}
+
+/// MPI_Bsend / MPI_Ibsend: the data is copied at once, so the send completes locally whatever the receiver does.
+Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Datatype dt) {
+  check_bsend_room(fn, a);
+  return make_owning_send(a, buf, dt, SendMode::kBuffered);
 }
 
 /// Reports a completed blocking receive and releases it (MPI_ERR_TRUNCATE if it was truncated).
@@ -83,18 +98,12 @@ int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
   return MPI_SUCCESS;
 }
 
-/// Where the data of a contiguous datatype starts: buf + its lower bound (integer arithmetic: buf may
-/// be MPI_BOTTOM with an absolute lower bound).
-char* contiguous_data(const void* buf, MPI_Datatype dt) {
-  return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(type_lb(dt)));
-}
-
 /// Blocking-receive fast path (Engine::recv_eager_now): an eager message copied from the ring into
 /// the buffer, no request. Contiguous datatypes only; false: the general path takes over.
-bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Datatype dt, MPI_Status* status) {
-  if (!type_is_contiguous(dt)) return false;
+bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
+  if (!a.contiguous || a.null_proc) return false;
   FastRecv got;
-  if (!engine().recv_eager_now(a.comm->ctx, a.world_peer, a.tag, contiguous_data(buf, dt), a.bytes, got)) {
+  if (!engine().recv_eager_now(a.comm->ctx, a.world_peer, a.tag, data_at(buf, a.lb), a.bytes, got)) {
     return false;
   }
   if (status != MPI_STATUS_IGNORE) {
@@ -153,6 +162,8 @@ extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int
   return guarded("MPI_Bsend", comm, [&] {
     P2pArgs a = check_send("MPI_Bsend", buf, count, datatype, dest, tag, comm);
     if (a.null_proc) return MPI_SUCCESS;
+    check_bsend_room("MPI_Bsend", a);
+    if (send_eager_now(a, buf)) return MPI_SUCCESS;  // in the ring already: no copy, no request
     reap_buffered_sends();
     Request* r = make_buffered("MPI_Bsend", a, buf, datatype);
     g_bsends.push_back(r);
@@ -191,7 +202,7 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
                          MPI_Status* status) {
   return guarded("MPI_Recv", comm, [&] {
     P2pArgs a = check_recv("MPI_Recv", buf, count, datatype, source, tag, comm);
-    if (!a.null_proc && recv_eager_now(a, buf, datatype, status)) return MPI_SUCCESS;
+    if (recv_eager_now(a, buf, status)) return MPI_SUCCESS;
     return recv_to_completion("MPI_Recv", make_recv(a, buf, datatype), status);
   });
 }
@@ -256,9 +267,8 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
     P2pArgs r = check_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm);
     Engine& e = engine();
     // Fast path: an eager send that goes out at once is complete, and what is left is a blocking receive.
-    if (!s.null_proc && !r.null_proc && type_is_contiguous(sendtype) &&
-        e.try_send_eager_now(s.world_peer, s.comm->ctx, s.tag, contiguous_data(sendbuf, sendtype), s.bytes)) {
-      if (recv_eager_now(r, recvbuf, recvtype, status)) return MPI_SUCCESS;
+    if (!r.null_proc && send_eager_now(s, sendbuf)) {
+      if (recv_eager_now(r, recvbuf, status)) return MPI_SUCCESS;
       return recv_to_completion("MPI_Sendrecv", make_recv(r, recvbuf, recvtype), status);
     }
     Request* rr = make_recv(r, recvbuf, recvtype);
@@ -277,13 +287,13 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
   return guarded("MPI_Sendrecv_replace", comm, [&] {
     P2pArgs s = check_send("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, comm);
     P2pArgs r = check_recv("MPI_Sendrecv_replace", buf, count, datatype, source, recvtag, comm);
-    Request* sr = make_send(s, buf, datatype, SendMode::kStandard);  // a packed send copies the data now
-    std::unique_ptr<char[]> copy;
-    if (s.bytes != 0 && !s.null_proc && !sr->packed) {
-      copy = std::make_unique_for_overwrite<char[]>(s.bytes);
-      std::memcpy(copy.get(), sr->buf, s.bytes);
-      sr->buf = copy.get();
+    // An eager send written into the ring at once has left the buffer: receive into it directly.
+    if (send_eager_now(s, buf)) {
+      if (recv_eager_now(r, buf, status)) return MPI_SUCCESS;
+      return recv_to_completion("MPI_Sendrecv_replace", make_recv(r, buf, datatype), status);
     }
+    // Otherwise the send keeps its own copy, since the receive overwrites the buffer.
+    Request* sr = make_owning_send(s, buf, datatype, SendMode::kStandard);
     Engine& e = engine();
     Request* rr = make_recv(r, buf, datatype);
     e.start_recv(rr);

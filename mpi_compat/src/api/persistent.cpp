@@ -13,7 +13,7 @@ int send_init(const char* fn, const void* buf, int count, MPI_Datatype dt, int d
               SendMode mode, MPI_Request* request) {
   if (request == nullptr) fail(MPI_ERR_REQUEST, fn, "request is NULL (argument request)");
   P2pArgs a = check_send(fn, buf, count, dt, dest, tag, comm);
-  Request* r = make_send(a, buf, dt, mode);
+  Request* r = make_send(a, buf, dt, mode, /*pack_now=*/false);  // MPI_Start packs
   r->persistent = true;
   *request = to_handle(r);
   return MPI_SUCCESS;

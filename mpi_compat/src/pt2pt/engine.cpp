@@ -96,6 +96,7 @@ void Engine::destroy_paths() {
 void Engine::complete(Request* r) {
   r->complete = true;
   if (r->freed) {
+    if (on_freed_complete != nullptr) on_freed_complete(*r);
     r->active = false;
     pool_.release(r);
   }

@@ -89,6 +89,9 @@ class Engine {
   /// Called at the end of every progress() when set: advances the nonblocking collectives (which
   /// start requests of their own); returns whether anything moved.
   bool (*after_progress)() = nullptr;
+  /// Called when set for a request freed while active (MPI_Request_free) as it completes, before it
+  /// is released: the API layer unpacks a non-contiguous receive into the user's buffer there.
+  void (*on_freed_complete)(Request&) = nullptr;
 
   /// Progresses until done() holds; throws PeerFailure if a peer dies meanwhile.
   template <class Done>

@@ -23,7 +23,7 @@ namespace {
 
 Segment& Segment::operator=(Segment&& other) noexcept {
   if (this != &other) {
-    this->~Segment();
+    release();
     name_ = std::move(other.name_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
@@ -32,10 +32,13 @@ Segment& Segment::operator=(Segment&& other) noexcept {
   return *this;
 }
 
-Segment::~Segment() {
+Segment::~Segment() { release(); }
+
+void Segment::release() noexcept {
   unlink();
   if (data_ != nullptr) munmap(data_, size_);
   data_ = nullptr;
+  size_ = 0;
 }
 
 Segment Segment::create(const std::string& name, std::size_t bytes) {

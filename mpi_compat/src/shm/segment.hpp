@@ -31,6 +31,10 @@ class Segment {
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
+  /// Unlinks (if still linked) and unmaps; leaves an empty segment. The destructor and the move
+  /// assignment (which must not destroy the string it is about to assign to) share it.
+  void release() noexcept;
+
   std::string name_;
   void* data_ = nullptr;
   std::size_t size_ = 0;

@@ -375,6 +375,29 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Type_free(&shifted));
   }
 
+  /* 18. A non-contiguous receive freed while active (MPI_Irecv + MPI_Request_free): its data still
+   * reaches the buffer. A second message from the same sender, received blocking, has arrived after
+   * it (non-overtaking), so the first one is complete by then. */
+  {
+    int out2[5], in2[5], at2[3] = {0, 2, 4};
+    MPI_Datatype strided;
+    CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &strided));
+    CHECK_MPI(MPI_Type_commit(&strided));
+    for (int k = 0; k < 5; ++k) out2[k] = k % 2 == 0 ? val(18, rank, k / 2) : -1;
+    fill_sentinel(in2, 5);
+    MPI_Request fr;
+    int token = 0, got = 0;
+    CHECK_MPI(MPI_Irecv(in2, 1, strided, prev, 18, MPI_COMM_WORLD, &fr));
+    CHECK_MPI(MPI_Request_free(&fr));
+    CHECK(fr == MPI_REQUEST_NULL);
+    CHECK_MPI(MPI_Send(out2, 1, strided, next, 18, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(&token, 1, MPI_INT, next, 19, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, prev, 19, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    check_ints("freed active receive", in2, 5, at2, 3, 18, prev);
+    CHECK_MPI(MPI_Type_free(&strided));
+    PRINT0("freed active non-contiguous receive: delivered\n");
+  }
+
   free(bs);
   free(br);
   CHECK_MPI(MPI_Type_free(&every2));
