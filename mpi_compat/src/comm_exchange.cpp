@@ -32,8 +32,8 @@ Request* make(RequestKind kind, CommInfo& over, int world_peer, int ctx, int tag
 // dist of them, to member me - dist and receives as many from me + dist; after ceil(log2 n) rounds
 // block i of `held` is member (me + i) % n's. Rounds run in order on every member, so two messages
 // between the same pair (same context and tag) match in order.
-std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::vector<int>& members, int me,
-                                                     int ctx, int tag, const void* mine, std::size_t bytes) {
+void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag, const void* mine,
+                  std::size_t bytes, void* all) {
   const std::size_t n = members.size();
   std::vector<unsigned char> held(n * bytes);
   if (bytes > 0) std::memcpy(held.data(), mine, bytes);
@@ -58,12 +58,31 @@ std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::
                "call the same creation function?)");
     }
   }
-  std::vector<std::vector<unsigned char>> all(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char* block = held.data() + i * bytes;
-    all[(std::size_t(me) + i) % n].assign(block, block + bytes);
-  }
-  return all;
+  // Un-rotate: held's blocks [0, n - me) are members me..n-1, the rest members 0..me-1.
+  if (bytes == 0) return;
+  auto* out = static_cast<unsigned char*>(all);
+  const std::size_t first = n - std::size_t(me);
+  std::memcpy(out + std::size_t(me) * bytes, held.data(), first * bytes);
+  std::memcpy(out, held.data() + first * bytes, std::size_t(me) * bytes);
+}
+
+void fail_creation_mismatch(const char* fn, int world_rank, const char* other_fn) {
+  fail(MPI_ERR_OTHER, fn,
+       "collective mismatch: world rank " + std::to_string(world_rank) + " called " + other_fn +
+           " on this communicator at the same point");
+}
+
+void fail_member_arguments(const char* fn, int world_rank, int error_class) {
+  const char* name = error_class_name(error_class);
+  fail(MPI_ERR_OTHER, fn,
+       "world rank " + std::to_string(world_rank) + " passed invalid arguments (" +
+           (name != nullptr ? name : "an error") + " there), so no communicator was created");
+}
+
+void fail_no_context_id(const char* fn) {
+  fail(MPI_ERR_INTERN, fn,
+       "no context id left: all " + std::to_string(kCtxSlots) +
+           " communicator slots are in use on some member (free communicators you no longer need)");
 }
 
 }  // namespace takyon::mpi

@@ -4,10 +4,14 @@
 // can later be swapped for the real collectives.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "comm_basic.hpp"
+#include "errors.hpp"
 
 namespace takyon::mpi {
 
@@ -15,11 +19,61 @@ namespace takyon::mpi {
 inline constexpr int kCommCreateTag = 0x43524541;  // "CREA"
 
 /// An allgather of `bytes` bytes among `members` (world ranks; this process is members[me]), in
-/// context `ctx` with `tag`: returns every member's `mine`, by member index. `over` is the
-/// communicator the messages belong to (for error reporting). ceil(log2 n) rounds of one message
-/// each way (Bruck). Blocking; throws PeerFailure or
+/// context `ctx` with `tag`: writes every member's `mine` into `all` (members.size() * bytes bytes),
+/// member i's at all + i * bytes. `over` is the communicator the messages belong to (for error
+/// reporting). ceil(log2 n) rounds of one message each way (Bruck). Blocking; throws PeerFailure or
 /// MpiError(MPI_ERR_INTERN) if a peer's record has the wrong size.
-std::vector<std::vector<unsigned char>> exchange_all(CommInfo& over, const std::vector<int>& members, int me,
-                                                     int ctx, int tag, const void* mine, std::size_t bytes);
+void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag, const void* mine,
+                  std::size_t bytes, void* all);
+
+// The shared checks of a creation exchange (the messages are alike for every creation function).
+[[noreturn]] void fail_creation_mismatch(const char* fn, int world_rank, const char* other_fn);
+[[noreturn]] void fail_member_arguments(const char* fn, int world_rank, int error_class);
+[[noreturn]] void fail_no_context_id(const char* fn);
+
+/// Every member's creation record, by index in `members`, for a Record with the fields op, color,
+/// key, error_class and mask (CtxMask). `mine.error_class` is set from `local`, the error of this
+/// member's own argument checks: a member with bad arguments still takes part, so nobody waits for
+/// it. Then throws, alike on every member: `local` if set, MPI_ERR_OTHER if a member called another
+/// creation function (op_name(op) names it) or if another member's arguments were bad.
+template <class Record, class OpName>
+std::vector<Record> exchange_records(CommInfo& over, const std::vector<int>& members, int me, int ctx,
+                                     int tag, Record mine, const std::optional<MpiError>& local,
+                                     const char* fn, OpName op_name) {
+  mine.error_class = local ? local->error_class() : 0;
+  std::vector<Record> all(members.size());
+  exchange_all(over, members, me, ctx, tag, &mine, sizeof(Record), all.data());
+  if (local) throw *local;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].op != mine.op) fail_creation_mismatch(fn, members[i], op_name(all[i].op));
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].error_class != 0) fail_member_arguments(fn, members[i], all[i].error_class);
+  }
+  return all;
+}
+
+/// The indices of the records whose color is `color`, ordered by (key, index).
+template <class Record>
+std::vector<int> members_of_color(const std::vector<Record>& recs, int color) {
+  std::vector<int> idx;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    if (recs[i].color == color) idx.push_back(int(i));
+  }
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](int a, int b) { return recs[std::size_t(a)].key < recs[std::size_t(b)].key; });
+  return idx;
+}
+
+/// The lowest context slot free on every record in `idx` (MPI_ERR_INTERN if there is none).
+template <class Record>
+int agree_slot(const std::vector<Record>& recs, const std::vector<int>& idx, const char* fn) {
+  for (std::size_t w = 0; w < kCtxSlots / 64; ++w) {
+    std::uint64_t bits = ~std::uint64_t{0};
+    for (int i : idx) bits &= recs[std::size_t(i)].mask[w];
+    if (bits != 0) return int(w * 64 + std::size_t(__builtin_ctzll(bits)));
+  }
+  fail_no_context_id(fn);
+}
 
 }  // namespace takyon::mpi

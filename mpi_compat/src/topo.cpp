@@ -4,7 +4,6 @@
 #include "topo.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "comm_exchange.hpp"
@@ -180,31 +179,13 @@ MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_
   mine.op = req.op;
   mine.color = req.error ? MPI_UNDEFINED : req.color;
   mine.key = req.key;
-  mine.error_class = req.error ? req.error->error_class() : 0;
   mine.args_hash = req.args_hash;
   free_slots(mine.mask);
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
-  auto raw = exchange_all(parent, members, me, parent.coll_ctx, kCommCreateTag, &mine, sizeof mine);
-  std::vector<TopoRecord> recs(raw.size());
-  for (std::size_t i = 0; i < raw.size(); ++i) std::memcpy(&recs[i], raw[i].data(), sizeof(TopoRecord));
-  if (req.error) throw *req.error;
   // Every member judges all records the same way, so all fail alike.
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    if (recs[i].op != mine.op) {
-      fail(MPI_ERR_OTHER, fn,
-           "collective mismatch: world rank " + std::to_string(members[i]) + " called " +
-               topo_op_name(recs[i].op) + " on this communicator at the same point");
-    }
-  }
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    if (recs[i].error_class != 0) {
-      const char* name = error_class_name(recs[i].error_class);
-      fail(MPI_ERR_OTHER, fn,
-           "world rank " + std::to_string(members[i]) + " passed invalid arguments (" +
-               (name != nullptr ? name : "an error") + " there), so no communicator was created");
-    }
-  }
+  auto recs = exchange_records(parent, members, me, parent.coll_ctx, kCommCreateTag, mine, req.error, fn,
+                               topo_op_name);
   for (std::size_t i = 1; i < recs.size(); ++i) {
     if (recs[i].args_hash != recs[0].args_hash) {
       fail(MPI_ERR_ARG, fn,
@@ -213,23 +194,8 @@ MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_
     }
   }
   if (mine.color == MPI_UNDEFINED) return MPI_COMM_NULL;
-  std::vector<int> idx;
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    if (recs[i].color == mine.color) idx.push_back(int(i));
-  }
-  std::stable_sort(idx.begin(), idx.end(),
-                   [&](int a, int b) { return recs[std::size_t(a)].key < recs[std::size_t(b)].key; });
-  int slot = -1;
-  for (std::size_t w = 0; w < kCtxSlots / 64 && slot < 0; ++w) {
-    std::uint64_t bits = ~std::uint64_t{0};
-    for (int i : idx) bits &= recs[std::size_t(i)].mask[w];
-    if (bits != 0) slot = int(w * 64 + std::size_t(__builtin_ctzll(bits)));
-  }
-  if (slot < 0) {
-    fail(MPI_ERR_INTERN, fn,
-         "no context id left: all " + std::to_string(kCtxSlots) +
-             " communicator slots are in use on some member (free communicators you no longer need)");
-  }
+  std::vector<int> idx = members_of_color(recs, mine.color);
+  const int slot = agree_slot(recs, idx, fn);
   std::vector<int> world;
   world.reserve(idx.size());
   for (int i : idx) world.push_back(members[std::size_t(i)]);

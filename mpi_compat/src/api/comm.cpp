@@ -75,7 +75,7 @@ class LocalError {
     }
   }
   [[nodiscard]] bool failed() const { return error_.has_value(); }
-  [[nodiscard]] int error_class() const { return error_ ? error_->error_class() : 0; }
+  [[nodiscard]] const std::optional<MpiError>& error() const { return error_; }
   void rethrow() const {
     if (error_) throw *error_;
   }
@@ -84,44 +84,11 @@ class LocalError {
   std::optional<MpiError> error_;
 };
 
-/// Every member's record, by index in `members`. Then throws, alike on every member, if this
-/// member's arguments were bad (its own error), if another's were (MPI_ERR_OTHER), or if they called
-/// different creation functions.
+/// Every member's record, by index in `members`; throws alike on every member if any member's
+/// arguments were bad or they called different creation functions (comm_exchange.hpp).
 std::vector<Record> exchange(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag,
-                             Record mine, const LocalError& local, const char* fn) {
-  mine.error_class = local.error_class();
-  auto raw = exchange_all(over, members, me, ctx, tag, &mine, sizeof(Record));
-  std::vector<Record> all(raw.size());
-  for (std::size_t i = 0; i < raw.size(); ++i) std::memcpy(&all[i], raw[i].data(), sizeof(Record));
-  local.rethrow();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (all[i].op != mine.op) {
-      fail(MPI_ERR_OTHER, fn,
-           "collective mismatch: world rank " + std::to_string(members[i]) + " called " + op_name(all[i].op) +
-               " on this communicator at the same point");
-    }
-  }
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (all[i].error_class != 0) {
-      const char* name = error_class_name(all[i].error_class);
-      fail(MPI_ERR_OTHER, fn,
-           "world rank " + std::to_string(members[i]) + " passed invalid arguments (" +
-               (name != nullptr ? name : "an error") + " there), so no communicator was created");
-    }
-  }
-  return all;
-}
-
-/// The lowest context slot free on every record in `idx`.
-int agree_slot(const std::vector<Record>& recs, const std::vector<int>& idx, const char* fn) {
-  for (std::size_t w = 0; w < kCtxSlots / 64; ++w) {
-    std::uint64_t bits = ~std::uint64_t{0};
-    for (int i : idx) bits &= recs[std::size_t(i)].mask[w];
-    if (bits != 0) return int(w * 64 + std::size_t(__builtin_ctzll(bits)));
-  }
-  fail(MPI_ERR_INTERN, fn,
-       "no context id left: all " + std::to_string(kCtxSlots) +
-           " communicator slots are in use on some member (free communicators you no longer need)");
+                             const Record& mine, const LocalError& local, const char* fn) {
+  return exchange_records(over, members, me, ctx, tag, mine, local.error(), fn, op_name);
 }
 
 /// The new communicator of the members `idx` (indices into `members`, in new-rank order).
@@ -144,13 +111,7 @@ MPI_Comm split_by_records(CommInfo& parent, const std::vector<int>& members, con
   const int me = comm_rank(parent);
   const int color = recs[std::size_t(me)].color;
   if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
-  std::vector<int> idx;
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    if (recs[i].color == color) idx.push_back(int(i));
-  }
-  std::stable_sort(idx.begin(), idx.end(),
-                   [&](int a, int b) { return recs[std::size_t(a)].key < recs[std::size_t(b)].key; });
-  return build(parent, members, recs, idx, fn);
+  return build(parent, members, recs, members_of_color(recs, color), fn);
 }
 
 std::string host_identity() {
