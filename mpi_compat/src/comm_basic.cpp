@@ -29,7 +29,6 @@ CommInfo make_predefined(MPI_Comm handle, int slot, bool is_self) {
   return c;
 }
 
-CommInfo g_world = make_predefined(MPI_COMM_WORLD, 0, false);
 CommInfo g_self = make_predefined(MPI_COMM_SELF, 1, true);
 
 struct Registry {
@@ -51,8 +50,10 @@ Registry& registry() {
 
 }  // namespace
 
+CommInfo detail::g_world = make_predefined(MPI_COMM_WORLD, 0, false);
+
 CommInfo* find_comm(MPI_Comm comm) {
-  if (comm == MPI_COMM_WORLD) return &g_world;
+  if (comm == MPI_COMM_WORLD) return &detail::g_world;
   if (comm == MPI_COMM_SELF) return &g_self;
   Registry& r = registry();
   if (comm == r.last_handle) return r.last;  // the communicator of the previous call, most often
@@ -106,7 +107,7 @@ std::vector<int> comm_members(const CommInfo& c) {
 
 MPI_Errhandler errhandler_of(MPI_Comm comm) {
   CommInfo* c = find_comm(comm);
-  return c != nullptr ? c->errhandler : g_world.errhandler;
+  return c != nullptr ? c->errhandler : detail::g_world.errhandler;
 }
 
 void free_slots(CtxMask& mask) {

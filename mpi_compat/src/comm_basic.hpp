@@ -46,6 +46,11 @@ inline int group_ctx(const CommInfo& c) {
 
 /// WORLD, SELF or a live derived communicator; nullptr for anything else (never dereferences `comm`).
 CommInfo* find_comm(MPI_Comm comm);
+namespace detail {
+extern CommInfo g_world;
+}
+/// MPI_COMM_WORLD's CommInfo (find_comm(MPI_COMM_WORLD), without the call).
+inline CommInfo& world_comm() { return detail::g_world; }
 /// Like find_comm() but throws MpiError(MPI_ERR_COMM) naming `fn`; also checks MPI is initialized.
 CommInfo& check_comm(MPI_Comm comm, const char* fn);
 /// Throws MpiError(MPI_ERR_OTHER) naming `fn` unless MPI is initialized and not finalized.

@@ -69,7 +69,7 @@ void check_tag(const char* fn, int tag, bool any_ok) {
 
 }  // namespace
 
-P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   P2pArgs a;
   a.comm = &check_comm(comm, fn);
   check_buffer(fn, buf, count, dt, a);
@@ -81,7 +81,7 @@ P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, 
   return a;
 }
 
-P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
   P2pArgs a;
   a.comm = &check_comm(comm, fn);
   check_buffer(fn, buf, count, dt, a);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "comm_basic.hpp"
+#include "datatype/type.hpp"
 #include "datatype_basic.hpp"
 #include "errors.hpp"
 #include "mpi.h"
@@ -29,10 +30,57 @@ struct P2pArgs {
   MPI_Aint lb = 0;
 };
 
+/// The full checks behind check_send / check_recv (any communicator and datatype; errors named).
+P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm);
+
+/// The common case of a send or receive, checked inline (a blocking send's checks are on the
+/// critical path of every ping-pong hop, ~5 ns of 160 as calls): MPI_COMM_WORLD after MPI_Init, a
+/// predefined datatype, a non-negative count with a buffer, a world rank (or MPI_ANY_SOURCE when
+/// `any_ok`) and a tag in range (or MPI_ANY_TAG). Returns false for anything else, which the full
+/// checks then accept or reject with a message.
+inline bool quick_world_args(const void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                             bool any_ok, P2pArgs& a) {
+  if (comm != MPI_COMM_WORLD || detail::g_engine == nullptr) return false;
+  const Type* t = find_predefined(dt);
+  if (t == nullptr || count < 0 || (buf == nullptr && count > 0)) return false;
+  if (unsigned(peer) < unsigned(engine().size())) {
+    a.world_peer = peer;
+  } else if (any_ok && peer == MPI_ANY_SOURCE) {
+    a.world_peer = kAnySource;
+  } else {
+    return false;
+  }
+  if (unsigned(tag) <= unsigned(kTagUb)) {
+    a.tag = tag;
+  } else if (any_ok && tag == MPI_ANY_TAG) {
+    a.tag = kAnyTag;
+  } else {
+    return false;
+  }
+  a.comm = &world_comm();
+  a.null_proc = false;
+  a.count = std::size_t(count);
+  a.bytes = a.count * t->size;
+  a.contiguous = t->contiguous || a.bytes == 0;
+  a.lb = t->contiguous ? t->lb : 0;
+  return true;
+}
+
 /// Checks a send's arguments (comm, count, datatype, buffer, dest, tag); throws MpiError.
-P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+inline P2pArgs check_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                          MPI_Comm comm) {
+  P2pArgs a;
+  if (quick_world_args(buf, count, dt, dest, tag, comm, false, a)) return a;
+  return check_send_full(fn, buf, count, dt, dest, tag, comm);
+}
 /// Checks a receive's arguments (source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG); throws MpiError.
-P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm);
+inline P2pArgs check_recv(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag,
+                          MPI_Comm comm) {
+  P2pArgs a;
+  if (quick_world_args(buf, count, dt, source, tag, comm, true, a)) return a;
+  return check_recv_full(fn, buf, count, dt, source, tag, comm);
+}
 /// Checks (source, tag) of a probe; throws MpiError.
 P2pArgs check_probe(const char* fn, int source, int tag, MPI_Comm comm);
 

@@ -107,7 +107,7 @@ bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
     return false;
   }
   if (status != MPI_STATUS_IGNORE) {
-    status->MPI_SOURCE = from_world(*a.comm, got.source);
+    status->MPI_SOURCE = a.comm == &world_comm() ? got.source : from_world(*a.comm, got.source);
     status->MPI_TAG = got.tag;
     status->MPI_ERROR = MPI_SUCCESS;
     status_set_bytes(status, got.bytes);

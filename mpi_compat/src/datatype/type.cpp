@@ -16,8 +16,8 @@
 namespace takyon::mpi {
 namespace {
 
-constexpr std::intptr_t kBase = 0x200;
-constexpr std::size_t kSlots = 256;
+constexpr std::intptr_t kBase = detail::kPredefinedBase;
+constexpr std::size_t kSlots = detail::kPredefinedSlots;
 
 std::array<Type, kSlots> build_predefined() {
   std::array<Type, kSlots> table{};
@@ -66,6 +66,8 @@ std::unordered_map<const void*, std::shared_ptr<Type>>& registry() {
 }
 
 }  // namespace
+
+const Type* const detail::g_predefined_types = kPredefined.data();
 
 void Type::finish() {
   contiguous = size != 0 && blocks.size() == 1 && blocks[0].disp == lb && MPI_Aint(blocks[0].len) == extent();
@@ -179,10 +181,7 @@ std::shared_ptr<Type> TypeBuilder::build() {
 
 const Type* find_type(MPI_Datatype dt) {
   auto v = reinterpret_cast<std::intptr_t>(dt);
-  if (v > kBase && v < kBase + std::intptr_t(kSlots)) {
-    const Type& t = kPredefined[std::size_t(v - kBase)];
-    return t.predefined ? &t : nullptr;
-  }
+  if (v > kBase && v < kBase + std::intptr_t(kSlots)) return find_predefined(dt);
   auto& reg = registry();
   auto it = reg.find(static_cast<const void*>(dt));
   return it == reg.end() ? nullptr : it->second.get();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -97,6 +98,24 @@ class TypeBuilder {
 /// The type behind a handle: a predefined one, or a derived one still in the registry; nullptr if
 /// neither (MPI_DATATYPE_NULL, freed, garbage: never dereferenced).
 const Type* find_type(MPI_Datatype dt);
+
+namespace detail {
+/// Predefined handles are kPredefinedBase + index (datatype_basic.cpp); the table has one Type per index.
+inline constexpr std::intptr_t kPredefinedBase = 0x200;
+inline constexpr std::size_t kPredefinedSlots = 256;
+extern const Type* const g_predefined_types;
+}  // namespace detail
+
+/// The Type of a predefined handle, or nullptr (a derived handle, or none): an index, no lookup, no
+/// call (the latency-bound argument checks use it; find_type() covers derived handles too).
+inline const Type* find_predefined(MPI_Datatype dt) {
+  auto v = reinterpret_cast<std::intptr_t>(dt);
+  if (v <= detail::kPredefinedBase || v >= detail::kPredefinedBase + std::intptr_t(detail::kPredefinedSlots)) {
+    return nullptr;
+  }
+  const Type& t = detail::g_predefined_types[std::size_t(v - detail::kPredefinedBase)];
+  return t.predefined ? &t : nullptr;
+}
 /// The owning pointer of a derived type (nullptr for predefined or invalid handles).
 std::shared_ptr<Type> find_derived(MPI_Datatype dt);
 /// Registers a new derived type and returns its handle.
