@@ -438,6 +438,7 @@ bool Engine::recv_eager_now(int ctx, int source, int tag, void* buf, std::size_t
   // Earlier posted receives match first, and a queued message is the oldest match: general path.
   if (source == rank_ || posted_.size() != 0 || unexpected_.find(ctx, source, tag) != nullptr) return false;
   if (source != kAnySource && peers_[std::size_t(source)].path) return false;
+  std::uint64_t seen = unexpected_.added();  // nothing queued up to here matches
   Backoff backoff;
   for (;;) {
     int got = 0;
@@ -456,7 +457,8 @@ bool Engine::recv_eager_now(int ctx, int source, int tag, void* buf, std::size_t
     if (got == 1) return true;
     // What was handled (or arrived on another channel) may be ours now, and only a request takes it.
     if (progress_except(source) || got < 0) {
-      if (unexpected_.find(ctx, source, tag) != nullptr) return false;
+      if (unexpected_.any_since(seen, ctx, source, tag)) return false;
+      seen = unexpected_.added();
       backoff.reset();
     } else if (backoff.idle()) {
       check_peers();

@@ -38,6 +38,14 @@ Unexpected* UnexpectedQueue::find(int ctx, int source, int tag) const {
   return nullptr;
 }
 
+bool UnexpectedQueue::any_since(std::uint64_t since, int ctx, int source, int tag) const {
+  // Queued in serial order: the new ones are at the back.
+  for (const Unexpected* u = q_.back(); u != nullptr && u->serial > since; u = u->prev) {
+    if (envelope_matches(ctx, source, tag, u->ctx, u->source, u->tag)) return true;
+  }
+  return false;
+}
+
 std::unique_ptr<Unexpected> UnexpectedQueue::take(int ctx, int source, int tag) {
   Unexpected* u = find(ctx, source, tag);
   if (u == nullptr) return nullptr;

@@ -26,6 +26,7 @@ struct Unexpected {
   bool solo = false;               ///< kRts: kFlagSolo (the data may be read from `addr` directly)
   std::uint64_t addr = 0;          ///< kRts: the data's address in the sender
   Request* self_sender = nullptr;  ///< a synchronous self-send completes when this is matched
+  std::uint64_t serial = 0;        ///< UnexpectedQueue::added() when it was queued
   Unexpected* prev = nullptr;
   Unexpected* next = nullptr;
 };
@@ -54,6 +55,7 @@ class IntrusiveFifo {
     --size_;
   }
   [[nodiscard]] T* front() const { return head_; }
+  [[nodiscard]] T* back() const { return tail_; }
   [[nodiscard]] bool empty() const { return head_ == nullptr; }
   [[nodiscard]] std::size_t size() const { return size_; }
 
@@ -79,15 +81,24 @@ class PostedQueue {
 class UnexpectedQueue {
  public:
   ~UnexpectedQueue();
-  void add(std::unique_ptr<Unexpected> u) { q_.push_back(u.release()); }
+  void add(std::unique_ptr<Unexpected> u) {
+    u->serial = ++added_;
+    q_.push_back(u.release());
+  }
   /// The oldest message a receive for (ctx, source, tag) accepts; nullptr if none. Stays queued.
   [[nodiscard]] Unexpected* find(int ctx, int source, int tag) const;
+  /// Messages queued so far (a serial number: add() numbers them 1, 2, ...).
+  [[nodiscard]] std::uint64_t added() const { return added_; }
+  /// Whether a message queued after added() was `since` is accepted by (ctx, source, tag): what a
+  /// wait that found no match at `since` needs to look at, without rescanning older messages.
+  [[nodiscard]] bool any_since(std::uint64_t since, int ctx, int source, int tag) const;
   /// Like find(), but removes it from the queue and hands it over.
   std::unique_ptr<Unexpected> take(int ctx, int source, int tag);
   [[nodiscard]] std::size_t size() const { return q_.size(); }
 
  private:
   IntrusiveFifo<Unexpected> q_;
+  std::uint64_t added_ = 0;
 };
 
 }  // namespace takyon::mpi
