@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 namespace takyon::mpi {
 namespace {
@@ -131,6 +132,7 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
       out.publish(cell);
     } else {
       out.publish(cell);
+      if constexpr (std::is_same_v<Chan, shm::RingProducer>) stream_hint(p);
       complete(r);
     }
   } else {
@@ -159,6 +161,7 @@ bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std
   cell->bytes = std::uint32_t(bytes);
   shm::copy_payload(cell + 1, buf, bytes);
   p.out.publish(cell);
+  stream_hint(p);
   return true;
 }
 

@@ -136,10 +136,18 @@ class Engine {
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
     bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
+    std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
   };
 
   bool emit(Peer& p, int dest, const Outgoing& o);
+  /// After a message went into p's ring: if nothing arrived from p since the previous send (a stream,
+  /// not a ping-pong), claims the ring's next cell ahead (RingProducer::prefetch_ahead).
+  static void stream_hint(Peer& p) {
+    std::uint32_t in = p.in.taken();
+    if (in == p.in_at_last_send) p.out.prefetch_ahead();
+    p.in_at_last_send = in;
+  }
   template <class Chan>
   bool emit_on(Chan& out, Peer& p, const Outgoing& o);
   template <class Chan>

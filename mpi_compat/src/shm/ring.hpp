@@ -30,6 +30,18 @@ class RingProducer {
   }
   [[nodiscard]] std::uint32_t payload_capacity() const { return cell_bytes_ - std::uint32_t(sizeof(CellHeader)); }
   [[nodiscard]] bool valid() const { return cells_ != nullptr; }
+  /// Starts taking the first line of the cell after the next one for writing (PREFETCHW), so that a
+  /// stream of sends does not wait for each cell's line to come back from the consumer's cache one
+  /// at a time: 8 B windowed sends 77 -> ~128 MB/s here. Not for a ping-pong, where the consumer
+  /// polls these lines and a 512 B hop slowed from 0.41 to 0.47 us (Engine::stream_hint decides).
+  void prefetch_ahead() const {
+    const char* line = cells_ + std::size_t((head_ + 1) & mask_) * cell_bytes_;
+#if defined(__x86_64__)
+    asm volatile("prefetchw %0" : : "m"(*line));
+#else
+    __builtin_prefetch(line, 1, 3);
+#endif
+  }
 
  private:
   char* cells_ = nullptr;
@@ -51,6 +63,8 @@ class RingConsumer {
     auto* cell = reinterpret_cast<const CellHeader*>(cells_ + std::size_t(tail_ & mask_) * cell_bytes_);
     return cell->seq.load(std::memory_order_acquire) == tail_ + 1 ? cell : nullptr;
   }
+  /// Cells taken so far.
+  [[nodiscard]] std::uint32_t taken() const { return tail_; }
   /// Returns the cell from peek() to the producer.
   void release() {
     ++tail_;
