@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Synchronous sends complete only once matched: an Issend stays incomplete while the receiver has
- * not posted (rank 1 waits 200 ms), Ssend to self completes after the receive; Rsend. np 2-4. */
-#define _DEFAULT_SOURCE
-#include <unistd.h>
-
+ * not posted (rank 1 posts it only after rank 0's 100 ms of MPI_Test and a go message), Ssend to
+ * self completes after the receive; Rsend. np 2-4. */
 #include "test_util.h"
 
 int main(int argc, char **argv) {
@@ -23,10 +21,12 @@ int main(int argc, char **argv) {
         if (flag) early = 1;
       }
       CHECK(!early);
+      /* only now may rank 1 post its receive: the order is causal, not a matter of timing */
+      CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, 1, 90, MPI_COMM_WORLD));
       CHECK_MPI(MPI_Wait(&req, &st));
       printf("issend of %d bytes completed only after the match\n", bytes);
     } else if (rank == 1) {
-      usleep(200000);
+      CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 90, MPI_COMM_WORLD, &st));
       CHECK_MPI(MPI_Recv(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
     }
     free(buf);
