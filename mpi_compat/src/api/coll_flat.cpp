@@ -3,6 +3,7 @@
 #include "api/coll_flat.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "coll/flat.hpp"
@@ -39,13 +40,27 @@ bool buf_ok(const void* buf, int count, MPI_Datatype dt) {
   return buf != nullptr || count == 0 || type_size(dt) == 0;
 }
 
+bool is_predefined_handle(const void* h) {
+  return reinterpret_cast<std::uintptr_t>(h) < 0x1000;  // mpi.h's constants; user handles are addresses
+}
+
 bool op_ok(MPI_Op op, MPI_Datatype dt) {
+  // A predefined op on a predefined type stays valid: remember the last such pair (the checks cost
+  // a good part of a small flat reduction).
+  static MPI_Op ok_op = MPI_OP_NULL;
+  static MPI_Datatype ok_dt = MPI_DATATYPE_NULL;
+  if (op == ok_op && dt == ok_dt) return true;
   try {
     check_op(op, dt, "");
   } catch (const MpiError&) {
     return false;
   }
-  return reduces_packed(op, dt);
+  if (!reduces_packed(op, dt)) return false;
+  if (is_predefined_handle(op) && is_predefined_handle(dt)) {
+    ok_op = op;
+    ok_dt = dt;
+  }
+  return true;
 }
 
 std::size_t bytes_of(int count, MPI_Datatype dt) {

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "coll/schedule.hpp"
+#include "errors.hpp"
 #include "op/op.hpp"
 #include "pt2pt/backoff.hpp"
 #include "runtime.hpp"
@@ -126,10 +128,21 @@ char* publish_at(SlotState& s, std::uint64_t e, std::size_t bytes) {
   std::uint64_t& last = s.published[e & 1];
   if (last != 0) wait_all(s, last + 1);
   last = e;
-  return s.areas[std::size_t(s.rank)]->at(e, bytes);
+  shm::FlatArea* a = s.areas[std::size_t(s.rank)];
+  a->control.bytes[e & 1] = std::uint32_t(bytes);
+  return a->at(e, bytes);
 }
 
-const char* data_of(const SlotState& s, int m, std::uint64_t e, std::size_t bytes) {
+/// Member m's data of epoch e (m has entered e), which must be `bytes` long: anything else is the
+/// error a schedule's mismatched receive gives.
+const char* data_of(const SlotState& s, int m, std::uint64_t e, std::size_t bytes, const char* fn) {
+  const shm::FlatArea* a = s.areas[std::size_t(m)];
+  if (a->control.bytes[e & 1] != bytes) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         "rank " + std::to_string(m) + " sent " + std::to_string(a->control.bytes[e & 1]) + " bytes where rank " +
+             std::to_string(s.rank) + " expected " + std::to_string(bytes) +
+             " (counts, datatypes or the root differ across ranks)");
+  }
   return s.areas[std::size_t(m)]->at(e, bytes);
 }
 
@@ -140,8 +153,8 @@ void copy(void* dst, const void* src, std::size_t n) {
 }  // namespace
 
 bool usable(const CommInfo& c) {
-  if (comm_size(c) == 1) return true;
   if (c.slot >= shm::kFlatSlots) return false;
+  if (comm_size(c) == 1) return true;
   for (int m = 0; m < comm_size(c); ++m) {
     if (inbox_of(to_world(c, m)) == nullptr) return false;
   }
@@ -165,7 +178,7 @@ void bcast(CommInfo& c, const char* fn, char* buf, std::size_t bytes, int root) 
   }
   enter(s, e);
   wait_member(s, root, e);
-  copy(buf, data_of(s, root, e, bytes), bytes);
+  copy(buf, data_of(s, root, e, bytes, fn), bytes);
 }
 
 void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root, bool all) {
@@ -177,8 +190,8 @@ void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const Red
   if (!all && s.rank != root) return;
   wait_all(s, e);
   // Right to left: acc = x{p-1}; acc = x{i} op acc, so lower ranks stay on the left.
-  copy(recv, data_of(s, s.size - 1, e, bytes), bytes);
-  for (int m = s.size - 2; m >= 0; --m) apply_op(r.op, r.dt, data_of(s, m, e, bytes), recv, r.count);
+  copy(recv, data_of(s, s.size - 1, e, bytes, fn), bytes);
+  for (int m = s.size - 2; m >= 0; --m) apply_op(r.op, r.dt, data_of(s, m, e, bytes, fn), recv, r.count);
 }
 
 void gather(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block, int root) {
@@ -194,7 +207,7 @@ void gather(CommInfo& c, const char* fn, const char* send, char* recv, std::size
   for (int m = 0; m < s.size; ++m) {
     if (m == root) continue;
     wait_member(s, m, e);
-    copy(recv + std::size_t(m) * block, data_of(s, m, e, block), block);
+    copy(recv + std::size_t(m) * block, data_of(s, m, e, block, fn), block);
   }
 }
 
@@ -210,7 +223,7 @@ void scatter(CommInfo& c, const char* fn, const char* send, char* recv, std::siz
   }
   enter(s, e);
   wait_member(s, root, e);
-  copy(recv, data_of(s, root, e, total) + std::size_t(s.rank) * block, block);
+  copy(recv, data_of(s, root, e, total, fn) + std::size_t(s.rank) * block, block);
 }
 
 void allgather(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block) {
@@ -223,7 +236,7 @@ void allgather(CommInfo& c, const char* fn, const char* send, char* recv, std::s
   for (int m = 0; m < s.size; ++m) {
     if (m == s.rank) continue;
     wait_member(s, m, e);
-    copy(recv + std::size_t(m) * block, data_of(s, m, e, block), block);
+    copy(recv + std::size_t(m) * block, data_of(s, m, e, block, fn), block);
   }
   s.all_entered = e;
 }
@@ -236,7 +249,7 @@ void alltoall(CommInfo& c, const char* fn, const char* send, char* recv, std::si
   enter(s, e);
   for (int m = 0; m < s.size; ++m) {
     if (m != s.rank) wait_member(s, m, e);
-    copy(recv + std::size_t(m) * block, data_of(s, m, e, total) + std::size_t(s.rank) * block, block);
+    copy(recv + std::size_t(m) * block, data_of(s, m, e, total, fn) + std::size_t(s.rank) * block, block);
   }
   s.all_entered = e;
 }

@@ -26,8 +26,8 @@
 
 namespace takyon::mpi::flat {
 
-/// Whether `c`'s collectives can run flat: one rank, or a slot below shm::kFlatSlots and every
-/// member's inbox mapped here. The same answer on every member.
+/// Whether `c`'s collectives can run flat: its context slot is below shm::kFlatSlots and it has one
+/// rank or every member's inbox is mapped here. The same answer on every member.
 [[nodiscard]] bool usable(const CommInfo& c);
 /// The most bytes one rank may publish in one collective (bcast: the message; reduce, allreduce: the
 /// vector; gather, allgather: a block; scatter, alltoall: p blocks).
