@@ -53,13 +53,24 @@ constexpr int kRootedBinomialMinRanks = 4;
 /// ring reduce-scatter (half an allreduce's traffic, p-1 steps) above.
 constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 
-/// Flat shared-memory collectives (coll/flat.hpp) up to this many ranks and, per rank, this many
-/// bytes published (never more than flat::kMaxPublish).
+/// Flat shared-memory collectives (coll/flat.hpp): up to this many ranks (the flat reductions read
+/// every rank's vector on every rank: p^2 lines; measured up to 5) and this many bytes published per
+/// rank (scatter, alltoall: p blocks), never more than flat::kMaxPublish. p50 per call, mpi_coll, flat
+/// against the schedules (bcast/reduce/gather/scatter linear, allreduce/allgather recursive doubling,
+/// alltoall linear at np 2, Bruck at np 4), 2-core VM at load 3-5:
+///   np 4 (on 2 cores), 8 B / 4 KiB: barrier 1.64 vs 2.02 us, bcast 1.54 / 1.45 vs 1.77 / 2.34,
+///   reduce 0.80 / 1.15 vs 0.97 / 1.41, allreduce 1.78 / 3.99 vs 3.63 / 5.11, gather 0.78 / 1.11 vs
+///   0.93 / 1.30, scatter 1.67 / 3.30 vs 1.81 / 3.31, allgather 1.72 / 3.63 vs 2.88 / 5.45, alltoall
+///   1.90 / 4.23 vs 2.62 / 7.07: flat wins at every size up to 4 KiB.
+///   np 2, 8 B: barrier 0.19 vs 0.26, bcast 0.20 vs 0.24, reduce 0.25 vs 0.27, allreduce 0.31 vs 0.38,
+///   gather 0.20 vs 0.25, scatter 0.22 vs 0.35, allgather 0.22 vs 0.37, alltoall 0.23 vs 0.35. At 4 KiB
+///   flat still wins for reduce (0.72 vs 0.79), gather (0.65 vs 0.76), scatter (0.92 vs 1.01) and ties
+///   alltoall (1.12 vs 1.12), but from 2 KiB on one message each way beats it for bcast (0.56 vs 0.48),
+///   allreduce (1.18 vs 1.00) and allgather (1.02 vs 0.89); at 1 KiB they tie (0.42/0.80/0.68 vs
+///   0.40/0.80/0.72, medians of 3).
 constexpr int kFlatMaxRanks = 16;
-constexpr std::size_t kFlatBcastMax = 4096;
-constexpr std::size_t kFlatReduceMax = 4096;
-constexpr std::size_t kFlatGatherMaxBlock = 4096;
-constexpr std::size_t kFlatScatterMax = 4096;  ///< scatter, alltoall: p blocks
+constexpr std::size_t kFlatMax = 4096;
+constexpr std::size_t kFlatMaxTwoRanks = 1024;  ///< bcast, allreduce, allgather on 2 ranks
 
 /// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective.
 struct Forced {
@@ -186,22 +197,8 @@ bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
   int f = forced(forced_choice(k), fn);
   if (f >= 0) return std::size_t(f) == kShm[int(k)];
   if (p > kFlatMaxRanks) return false;
-  switch (k) {
-    case FlatColl::kBarrier:
-      return true;
-    case FlatColl::kBcast:
-      return bytes <= kFlatBcastMax;
-    case FlatColl::kReduce:
-    case FlatColl::kAllreduce:
-      return bytes <= kFlatReduceMax;
-    case FlatColl::kGather:
-    case FlatColl::kAllgather:
-      return bytes <= kFlatGatherMaxBlock;
-    case FlatColl::kScatter:
-    case FlatColl::kAlltoall:
-      return bytes <= kFlatScatterMax;
-  }
-  return false;
+  const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
+  return bytes <= (p == 2 && one_exchange ? kFlatMaxTwoRanks : kFlatMax);
 }
 
 RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
