@@ -34,10 +34,35 @@ bool type_ok(MPI_Datatype dt) {
   return true;
 }
 
+/// What the flat path needs of a datatype (ok: it is valid for communication).
+struct TypeFacts {
+  std::size_t size = 0;
+  MPI_Aint lb = 0;
+  bool contiguous = false;
+  bool ok = false;
+};
+
+/// A datatype's facts; those of predefined types (handles below 0x400, mpi.h's constants; user
+/// handles are addresses) are remembered, as they never change: the lookups cost a good part of a
+/// small flat collective otherwise.
+TypeFacts facts(MPI_Datatype dt) {
+  static TypeFacts predefined[0x400];
+  auto v = reinterpret_cast<std::uintptr_t>(dt);
+  if (v < 0x400 && predefined[v].ok) return predefined[v];
+  TypeFacts f;
+  if (!type_ok(dt)) return f;
+  f.size = type_size(dt);
+  f.lb = type_lb(dt);
+  f.contiguous = type_is_contiguous(dt);
+  f.ok = true;
+  if (v < 0x400) predefined[v] = f;
+  return f;
+}
+
 /// count items of dt at buf, as coll_build.cpp's check_buf accepts them.
-bool buf_ok(const void* buf, int count, MPI_Datatype dt) {
-  if (count < 0 || !type_ok(dt) || buf == MPI_IN_PLACE) return false;
-  return buf != nullptr || count == 0 || type_size(dt) == 0;
+bool buf_ok(const void* buf, int count, const TypeFacts& t) {
+  if (count < 0 || !t.ok || buf == MPI_IN_PLACE) return false;
+  return buf != nullptr || count == 0 || t.size == 0;
 }
 
 bool is_predefined_handle(const void* h) {
@@ -63,8 +88,8 @@ bool op_ok(MPI_Op op, MPI_Datatype dt) {
   return true;
 }
 
-std::size_t bytes_of(int count, MPI_Datatype dt) {
-  return std::size_t(count) * type_size(dt);
+std::size_t bytes_of(int count, const TypeFacts& t) {
+  return std::size_t(count) * t.size;
 }
 
 /// Packed views of user buffers: contiguous datatypes in place, others through scratch kept between
@@ -78,28 +103,28 @@ std::vector<char>& scratch_out() {
   return v;
 }
 
-const char* packed_in(const void* buf, std::size_t count, MPI_Datatype dt) {
+const char* packed_in(const void* buf, std::size_t count, MPI_Datatype dt, const TypeFacts& t) {
   if (count == 0) return static_cast<const char*>(buf);
-  if (type_is_contiguous(dt)) return static_cast<const char*>(buf) + type_lb(dt);
+  if (t.contiguous) return static_cast<const char*>(buf) + t.lb;
   std::vector<char>& v = scratch_in();
-  v.resize(count * type_size(dt));
+  v.resize(count * t.size);
   pack(buf, count, dt, v.data());
   return v.data();
 }
 
 /// `keep`: the packed view starts with the buffer's data (in place).
-char* packed_out(void* buf, std::size_t count, MPI_Datatype dt, bool keep) {
+char* packed_out(void* buf, std::size_t count, MPI_Datatype dt, const TypeFacts& t, bool keep) {
   if (count == 0) return static_cast<char*>(buf);
-  if (type_is_contiguous(dt)) return static_cast<char*>(buf) + type_lb(dt);
+  if (t.contiguous) return static_cast<char*>(buf) + t.lb;
   std::vector<char>& v = scratch_out();
-  v.resize(count * type_size(dt));
+  v.resize(count * t.size);
   if (keep) pack(buf, count, dt, v.data());
   return v.data();
 }
 
-void finish_out(void* buf, std::size_t count, MPI_Datatype dt) {
-  if (count == 0 || type_is_contiguous(dt)) return;
-  unpack(scratch_out().data(), count * type_size(dt), count, dt, buf);
+void finish_out(void* buf, std::size_t count, MPI_Datatype dt, const TypeFacts& t) {
+  if (count == 0 || t.contiguous) return;
+  unpack(scratch_out().data(), count * t.size, count, dt, buf);
 }
 
 bool fits(FlatColl k, std::size_t bytes, int p, const char* fn) {
@@ -118,15 +143,18 @@ bool flat_barrier(MPI_Comm comm) {
 bool flat_bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
   const char* fn = "MPI_Bcast";
   CommInfo* c = flat_comm(comm);
-  if (c == nullptr || !buf_ok(buf, count, dt)) return false;
+  if (c == nullptr) return false;
+  const TypeFacts t = facts(dt);
+  if (!buf_ok(buf, count, t)) return false;
   const int p = comm_size(*c);
-  if (root < 0 || root >= p || !fits(FlatColl::kBcast, bytes_of(count, dt), p, fn)) return false;
+  const std::size_t bytes = bytes_of(count, t);
+  if (root < 0 || root >= p || !fits(FlatColl::kBcast, bytes, p, fn)) return false;
   auto n = std::size_t(count);
   if (comm_rank(*c) == root) {
-    flat::bcast(*c, fn, const_cast<char*>(packed_in(buf, n, dt)), bytes_of(count, dt), root);
+    flat::bcast(*c, fn, const_cast<char*>(packed_in(buf, n, dt, t)), bytes, root);
   } else {
-    flat::bcast(*c, fn, packed_out(buf, n, dt, false), bytes_of(count, dt), root);
-    finish_out(buf, n, dt);
+    flat::bcast(*c, fn, packed_out(buf, n, dt, t, false), bytes, root);
+    finish_out(buf, n, dt, t);
   }
   return true;
 }
@@ -135,22 +163,24 @@ bool flat_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                  MPI_Comm comm, bool all) {
   const char* fn = all ? "MPI_Allreduce" : "MPI_Reduce";
   CommInfo* c = flat_comm(comm);
-  if (c == nullptr || count < 0 || !type_ok(dt) || !op_ok(op, dt)) return false;
+  if (c == nullptr || count < 0) return false;
+  const TypeFacts t = facts(dt);
+  if (!t.ok || !op_ok(op, dt)) return false;
   const int p = comm_size(*c);
   if (!all && (root < 0 || root >= p)) return false;
   const bool gets = all || comm_rank(*c) == root;  // this rank receives the result
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (in_place && !gets) return false;
-  if (gets && !buf_ok(recvbuf, count, dt)) return false;
-  if (!in_place && !buf_ok(sendbuf, count, dt)) return false;
+  if (gets && !buf_ok(recvbuf, count, t)) return false;
+  if (!in_place && !buf_ok(sendbuf, count, t)) return false;
   if (gets && !in_place && count > 0 && sendbuf == recvbuf) return false;
-  if (!fits(all ? FlatColl::kAllreduce : FlatColl::kReduce, bytes_of(count, dt), p, fn)) return false;
+  if (!fits(all ? FlatColl::kAllreduce : FlatColl::kReduce, bytes_of(count, t), p, fn)) return false;
   auto n = std::size_t(count);
-  char* recv = gets ? packed_out(recvbuf, n, dt, in_place) : nullptr;
-  const char* send = in_place ? recv : packed_in(sendbuf, n, dt);
-  ReduceSpec r{n, dt, op, type_size(dt)};
+  char* recv = gets ? packed_out(recvbuf, n, dt, t, in_place) : nullptr;
+  const char* send = in_place ? recv : packed_in(sendbuf, n, dt, t);
+  ReduceSpec r{n, dt, op, t.size};
   flat::reduce(*c, fn, send, recv, r, root, all);
-  if (gets) finish_out(recvbuf, n, dt);
+  if (gets) finish_out(recvbuf, n, dt, t);
   return true;
 }
 
@@ -164,16 +194,18 @@ bool flat_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   const bool is_root = comm_rank(*c) == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (in_place && !is_root) return false;
-  if (!in_place && !buf_ok(sendbuf, sendcount, sendtype)) return false;
-  if (is_root && !buf_ok(recvbuf, recvcount, recvtype)) return false;
-  if (is_root && !in_place && bytes_of(sendcount, sendtype) != bytes_of(recvcount, recvtype)) return false;
-  std::size_t block = is_root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+  const TypeFacts st = in_place ? TypeFacts{} : facts(sendtype);
+  const TypeFacts rt = is_root ? facts(recvtype) : TypeFacts{};
+  if (!in_place && !buf_ok(sendbuf, sendcount, st)) return false;
+  if (is_root && !buf_ok(recvbuf, recvcount, rt)) return false;
+  if (is_root && !in_place && bytes_of(sendcount, st) != bytes_of(recvcount, rt)) return false;
+  std::size_t block = is_root ? bytes_of(recvcount, rt) : bytes_of(sendcount, st);
   if (!fits(FlatColl::kGather, block, p, fn)) return false;
-  const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype);
+  const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype, st);
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
-  char* recv = is_root ? packed_out(recvbuf, all, recvtype, in_place) : nullptr;
+  char* recv = is_root ? packed_out(recvbuf, all, recvtype, rt, in_place) : nullptr;
   flat::gather(*c, fn, send, recv, block, root);
-  if (is_root) finish_out(recvbuf, all, recvtype);
+  if (is_root) finish_out(recvbuf, all, recvtype, rt);
   return true;
 }
 
@@ -187,16 +219,18 @@ bool flat_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const bool is_root = comm_rank(*c) == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
   if (in_place && !is_root) return false;
-  if (!in_place && !buf_ok(recvbuf, recvcount, recvtype)) return false;
-  if (is_root && !buf_ok(sendbuf, sendcount, sendtype)) return false;
-  if (is_root && !in_place && bytes_of(sendcount, sendtype) != bytes_of(recvcount, recvtype)) return false;
-  std::size_t block = is_root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+  const TypeFacts st = is_root ? facts(sendtype) : TypeFacts{};
+  const TypeFacts rt = in_place ? TypeFacts{} : facts(recvtype);
+  if (!in_place && !buf_ok(recvbuf, recvcount, rt)) return false;
+  if (is_root && !buf_ok(sendbuf, sendcount, st)) return false;
+  if (is_root && !in_place && bytes_of(sendcount, st) != bytes_of(recvcount, rt)) return false;
+  std::size_t block = is_root ? bytes_of(sendcount, st) : bytes_of(recvcount, rt);
   if (!fits(FlatColl::kScatter, block * std::size_t(p), p, fn)) return false;
   const char* send =
-      is_root ? packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype) : nullptr;
-  char* recv = in_place ? nullptr : packed_out(recvbuf, std::size_t(recvcount), recvtype, false);
+      is_root ? packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype, st) : nullptr;
+  char* recv = in_place ? nullptr : packed_out(recvbuf, std::size_t(recvcount), recvtype, rt, false);
   flat::scatter(*c, fn, send, recv, block, root);
-  if (!in_place) finish_out(recvbuf, std::size_t(recvcount), recvtype);
+  if (!in_place) finish_out(recvbuf, std::size_t(recvcount), recvtype, rt);
   return true;
 }
 
@@ -207,16 +241,18 @@ bool flat_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   if (c == nullptr) return false;
   const int p = comm_size(*c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!in_place && !buf_ok(sendbuf, sendcount, sendtype)) return false;
-  if (!buf_ok(recvbuf, recvcount, recvtype)) return false;
-  const std::size_t block = bytes_of(recvcount, recvtype);
-  if (!in_place && bytes_of(sendcount, sendtype) != block) return false;
+  const TypeFacts st = in_place ? TypeFacts{} : facts(sendtype);
+  const TypeFacts rt = facts(recvtype);
+  if (!in_place && !buf_ok(sendbuf, sendcount, st)) return false;
+  if (!buf_ok(recvbuf, recvcount, rt)) return false;
+  const std::size_t block = bytes_of(recvcount, rt);
+  if (!in_place && bytes_of(sendcount, st) != block) return false;
   if (!fits(FlatColl::kAllgather, block, p, fn)) return false;
-  const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype);
+  const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype, st);
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
-  char* recv = packed_out(recvbuf, all, recvtype, in_place);
+  char* recv = packed_out(recvbuf, all, recvtype, rt, in_place);
   flat::allgather(*c, fn, send, recv, block);
-  finish_out(recvbuf, all, recvtype);
+  finish_out(recvbuf, all, recvtype, rt);
   return true;
 }
 
@@ -227,18 +263,21 @@ bool flat_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   if (c == nullptr) return false;
   const int p = comm_size(*c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!buf_ok(recvbuf, recvcount, recvtype)) return false;
-  const std::size_t block = bytes_of(recvcount, recvtype);
+  const TypeFacts rt = facts(recvtype);
+  const TypeFacts st = in_place ? TypeFacts{} : facts(sendtype);
+  if (!buf_ok(recvbuf, recvcount, rt)) return false;
+  const std::size_t block = bytes_of(recvcount, rt);
   if (!in_place) {
-    if (!buf_ok(sendbuf, sendcount, sendtype) || (recvcount > 0 && sendbuf == recvbuf)) return false;
-    if (bytes_of(sendcount, sendtype) != block) return false;
+    if (!buf_ok(sendbuf, sendcount, st) || (recvcount > 0 && sendbuf == recvbuf)) return false;
+    if (bytes_of(sendcount, st) != block) return false;
   }
   if (!fits(FlatColl::kAlltoall, block * std::size_t(p), p, fn)) return false;
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
-  char* recv = packed_out(recvbuf, all, recvtype, in_place);
-  const char* send = in_place ? recv : packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype);
+  char* recv = packed_out(recvbuf, all, recvtype, rt, in_place);
+  const char* send =
+      in_place ? recv : packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype, st);
   flat::alltoall(*c, fn, send, recv, block);
-  finish_out(recvbuf, all, recvtype);
+  finish_out(recvbuf, all, recvtype, rt);
   return true;
 }
 

@@ -39,9 +39,10 @@ struct SlotState {
   std::vector<std::uint64_t> base;      ///< each member's sequence value at the first flat collective
 };
 
+std::array<SlotState, shm::kFlatSlots> g_slots;  // constant-initialized: no guard on the fast path
+
 std::array<SlotState, shm::kFlatSlots>& slots() {
-  static std::array<SlotState, shm::kFlatSlots> s;
-  return s;
+  return g_slots;
 }
 
 /// One-rank communicators publish into a process-local area.
@@ -165,7 +166,21 @@ void barrier(CommInfo& c, const char* fn) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   enter(s, e);
-  wait_all(s, e);
+  if (!Backoff::is_oversubscribed() || s.size <= 2) {
+    wait_all(s, e);  // everyone waits for everyone: one line transfer deep
+    return;
+  }
+  // More ranks than cores: rank 0 gathers the arrivals and releases the others with epoch e + 1,
+  // so rank 0 (running when it releases) leaves first and the others leave as they get a core.
+  std::uint64_t release = ++s.epoch;
+  if (s.rank == 0) {
+    wait_all(s, e);
+    enter(s, release);
+  } else {
+    wait_member(s, 0, release);
+    enter(s, release);
+    s.all_entered = e;
+  }
 }
 
 void bcast(CommInfo& c, const char* fn, char* buf, std::size_t bytes, int root) {
