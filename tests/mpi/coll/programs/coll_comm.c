@@ -4,6 +4,9 @@
  * that overlap WORLD's own, and small collectives of every kind back to back on communicators
  * created and freed in turn (the flat shared-memory path and its context-slot reuse). Values are
  * checked against local computations. */
+#define _DEFAULT_SOURCE
+#include <unistd.h>
+
 #include "test_util.h"
 
 static int wrank, wsize;
@@ -166,6 +169,38 @@ static void churn(void) {
   free(out);
 }
 
+/* A communicator freed while one member has not yet read its last broadcast (np 3 and more): ranks 0
+ * and 1 form A, ranks 0 and 2 form B; rank 1 sleeps before its last broadcast on A while rank 0, the
+ * root, frees A and broadcasts twice on a duplicate of B, which takes A's freed context slot. Rank 1
+ * must still get A's data. */
+static void free_while_read(void) {
+  if (wsize < 3) return;
+  enum { N = 100 };
+  MPI_Comm a, b, b2 = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank < 2 ? 0 : 1, wrank, &a));
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank == 0 || wrank == 2 ? 0 : MPI_UNDEFINED, wrank, &b));
+  int x[N];
+  for (int k = 0; k < 3; ++k) {
+    for (int i = 0; i < N; ++i) x[i] = wrank == 0 ? val(k, i) : -1;
+    if (wrank == 1 && k == 2) usleep(50000);
+    if (wrank < 2) {
+      CHECK_MPI(MPI_Bcast(x, N, MPI_INT, 0, a));
+      for (int i = 0; i < N; ++i) CHECK(x[i] == val(k, i));
+    }
+  }
+  CHECK_MPI(MPI_Comm_free(&a));
+  if (b != MPI_COMM_NULL) {
+    CHECK_MPI(MPI_Comm_dup(b, &b2));
+    for (int k = 0; k < 2; ++k) {
+      for (int i = 0; i < N; ++i) x[i] = wrank == 0 ? -val(k, i) : -1;
+      CHECK_MPI(MPI_Bcast(x, N, MPI_INT, 0, b2));
+      for (int i = 0; i < N; ++i) CHECK(x[i] == -val(k, i));
+    }
+    CHECK_MPI(MPI_Comm_free(&b2));
+    CHECK_MPI(MPI_Comm_free(&b));
+  }
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -210,6 +245,8 @@ int main(int argc, char **argv) {
   PRINT0("WORLD, its duplicate and the split overlapping ok\n");
   churn();
   PRINT0("small collectives on communicators created and freed round after round, and on 40 at once ok\n");
+  free_while_read();
+  PRINT0("a communicator freed while a member still reads its last broadcast ok\n");
   CHECK_MPI(MPI_Finalize());
   return 0;
 }
