@@ -2,7 +2,8 @@
 // The collectives' entry points, blocking and nonblocking (MPI_Barrier/Ibarrier: barrier.cpp). Each
 // checks its arguments and builds its schedule through api/coll_build.cpp; the blocking form runs the
 // schedule (Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall: unless the flat shared-memory
-// path, api/coll_flat.hpp, takes it), the nonblocking form returns a request that MPI_Wait/Test and the engine's progress advance.
+// path, api/coll_flat.hpp, takes it), the nonblocking form returns a request that MPI_Wait/Test and the
+// engine's progress advance.
 #include "api/coll_build.hpp"
 #include "api/coll_flat.hpp"
 #include "api/common.hpp"
@@ -253,7 +254,9 @@ TAKYON_MPI_WEAK_ALIAS(Iscatterv)
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const char* fn = "MPI_Allgather";
-  auto flat = [&] { return flat_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
+  auto flat = [&] {
+    return flat_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  };
   return blocking_flat(fn, comm, flat, [&] {
     return build_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, false, nullptr, recvcount, nullptr,
                            recvtype, comm);

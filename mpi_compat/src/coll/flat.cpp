@@ -32,8 +32,8 @@ struct SlotState {
   const CommInfo* comm = nullptr;
   int rank = 0;
   int size = 0;
-  std::uint64_t epoch = 0;        ///< flat collectives run on `comm` so far
-  std::uint64_t all_entered = 0;  ///< every member is known to have entered this epoch
+  std::uint64_t epoch = 0;              ///< flat collectives run on `comm` so far
+  std::uint64_t all_entered = 0;        ///< every member is known to have entered this epoch
   std::uint64_t published[2] = {0, 0};  ///< the epoch this rank last wrote buffer b in (0: never)
   std::vector<shm::FlatArea*> areas;    ///< each member's area of the slot, by rank
   std::vector<std::uint64_t> base;      ///< each member's sequence value at the first flat collective
@@ -140,8 +140,8 @@ const char* data_of(const SlotState& s, int m, std::uint64_t e, std::size_t byte
   const shm::FlatArea* a = s.areas[std::size_t(m)];
   if (a->control.bytes[e & 1] != bytes) {
     fail(MPI_ERR_TRUNCATE, fn,
-         "rank " + std::to_string(m) + " sent " + std::to_string(a->control.bytes[e & 1]) + " bytes where rank " +
-             std::to_string(s.rank) + " expected " + std::to_string(bytes) +
+         "rank " + std::to_string(m) + " sent " + std::to_string(a->control.bytes[e & 1]) +
+             " bytes where rank " + std::to_string(s.rank) + " expected " + std::to_string(bytes) +
              " (counts, datatypes or the root differ across ranks)");
   }
   return s.areas[std::size_t(m)]->at(e, bytes);
@@ -196,7 +196,8 @@ void bcast(CommInfo& c, const char* fn, char* buf, std::size_t bytes, int root) 
   copy(buf, data_of(s, root, e, bytes, fn), bytes);
 }
 
-void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root, bool all) {
+void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root,
+            bool all) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   const std::size_t bytes = r.bytes();

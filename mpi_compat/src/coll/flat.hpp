@@ -38,7 +38,8 @@ void barrier(CommInfo& c, const char* fn);
 void bcast(CommInfo& c, const char* fn, char* buf, std::size_t bytes, int root);
 /// Rank-ordered (x0 op x1 op ... op x{p-1}, the same bits on every rank; any op). `recv`: the root's,
 /// or every rank's when `all`; `send` may equal `recv`.
-void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root, bool all);
+void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root,
+            bool all);
 /// `recv` (root): p blocks; the root's own block is copied from `send` unless `send` is null (in place).
 void gather(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block, int root);
 /// `send` (root): p blocks; `recv` null at the root: in place.

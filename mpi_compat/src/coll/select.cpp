@@ -127,7 +127,7 @@ const Forced& forced_choice(FlatColl k) {
 
 /// Collective k's forced schedule algorithm (-1: none, or the flat one, which schedules cannot run).
 template <std::size_t N>
-int forced_schedule(FlatColl k, const char* const (& /*names*/)[N], const char* fn) {
+int forced_schedule(FlatColl k, const char* const (&/*names*/)[N], const char* fn) {
   int f = forced(forced_choice(k), fn);
   return f == int(N) - 1 ? -1 : f;
 }

@@ -103,8 +103,8 @@ inline constexpr std::size_t kFlatInline = 16;
 inline constexpr std::size_t kFlatBytes = 4096;  ///< per data buffer: the most a rank publishes
 
 struct alignas(kCacheLine) FlatControl {
-  std::atomic<std::uint64_t> seq;  ///< the last epoch the owner entered (stored last, release)
-  std::uint32_t bytes[2];          ///< bytes published in each buffer (readers check them)
+  std::atomic<std::uint64_t> seq;                ///< the last epoch the owner entered (stored last, release)
+  std::uint32_t bytes[2];                        ///< bytes published in each buffer (readers check them)
   alignas(16) char inline_data[2][kFlatInline];  ///< 16-aligned: reductions read items of up to 16 bytes
 };
 static_assert(sizeof(FlatControl) == kCacheLine);
