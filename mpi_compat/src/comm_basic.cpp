@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "coll/flat.hpp"
 #include "errors.hpp"
 #include "runtime.hpp"
 #include "shm/layout.hpp"
@@ -141,6 +142,7 @@ void release_comm(CommInfo& c) {
   Registry& r = registry();
   auto it = r.live.find(c.handle);
   if (it == r.live.end()) return;
+  flat::release(c);  // before the slot is free: no member still reads this communicator's flat lines
   if (r.last_handle == c.handle) {
     r.last_handle = MPI_COMM_NULL;
     r.last = nullptr;

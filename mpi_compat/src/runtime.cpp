@@ -40,6 +40,7 @@ namespace {
 struct Runtime {
   std::unique_ptr<Bootstrap> boot;
   std::vector<shm::Segment> inboxes;  ///< indexed by rank; [rank] is this rank's own
+  shm::InboxLayout layout;
   std::unique_ptr<Engine> engine;
   int thread_level = MPI_THREAD_SINGLE;
   pthread_t main_thread{};
@@ -182,6 +183,7 @@ int runtime_init(int required) {
     }
 
     shm::InboxLayout layout = shm::InboxLayout::for_ranks(std::uint32_t(job.size));
+    rt->layout = layout;
     rt->inboxes.resize(std::size_t(job.size));
     shm::Segment& own = rt->inboxes[std::size_t(job.rank)];
     if (any_shm) {
@@ -265,6 +267,14 @@ void abort_job(int code, const std::string& why) {
     g_rt->boot->abort(code, why);
   }
   _exit(code);
+}
+
+void* inbox_of(int world_rank) {
+  if (g_rt == nullptr || world_rank < 0 || world_rank >= g_rt->size) return nullptr;
+  return g_rt->inboxes[std::size_t(world_rank)].data();
+}
+const shm::InboxLayout& inbox_layout() {
+  return g_rt->layout;
 }
 
 bool runtime_active() {

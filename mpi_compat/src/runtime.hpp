@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pt2pt/engine.hpp"
+#include "shm/layout.hpp"
 
 namespace takyon::mpi {
 
@@ -24,6 +25,12 @@ void runtime_finalize();
 [[nodiscard]] bool is_thread_main();
 /// This rank in MPI_COMM_WORLD, or -1 before MPI_Init (for messages).
 [[nodiscard]] int world_rank_or_minus1();
+
+/// The mapped inbox of `world_rank` (this rank's own included), nullptr where none is mapped (a peer
+/// reached through a path, or a job whose ranks share no memory); only while runtime_active().
+[[nodiscard]] void* inbox_of(int world_rank);
+/// The geometry every inbox of the job has.
+[[nodiscard]] const shm::InboxLayout& inbox_layout();
 
 namespace detail {
 extern Engine* g_engine;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// MPI_Barrier and MPI_Ibarrier: the dissemination barrier (coll/barrier_dissemination.cpp) as a
+// MPI_Barrier and MPI_Ibarrier: the flat shared-memory barrier (coll/flat.hpp) where the communicator
+// allows it (blocking only), else the dissemination barrier (coll/barrier_dissemination.cpp) as a
 // schedule in the communicator's collective context (never matched by user receives).
 #include "api/coll_build.hpp"
+#include "api/coll_flat.hpp"
 #include "api/common.hpp"
 #include "api/export.hpp"
 #include "coll/algorithms.hpp"
@@ -9,6 +11,7 @@
 namespace takyon::mpi {
 
 void barrier(CommInfo& c) {
+  if (flat_barrier(c.handle)) return;
   Schedule s(c, "MPI_Barrier");
   barrier_dissemination(s);
   s.run();

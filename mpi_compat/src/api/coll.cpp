@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The collectives' entry points, blocking and nonblocking (MPI_Barrier/Ibarrier: barrier.cpp). Each
 // checks its arguments and builds its schedule through api/coll_build.cpp; the blocking form runs the
-// schedule, the nonblocking form returns a request that MPI_Wait/Test and the engine's progress advance.
+// schedule (Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall: unless the flat shared-memory
+// path, api/coll_flat.hpp, takes it), the nonblocking form returns a request that MPI_Wait/Test and the
+// engine's progress advance.
 #include "api/coll_build.hpp"
+#include "api/coll_flat.hpp"
 #include "api/common.hpp"
 #include "api/export.hpp"
 
@@ -14,6 +17,15 @@ template <class Build>
 int blocking(const char* fn, MPI_Comm comm, const Build& build) {
   return guarded(fn, comm, [&] {
     build()->run();
+    return MPI_SUCCESS;
+  });
+}
+
+/// Blocking, with the flat shared-memory path (api/coll_flat.hpp) tried first.
+template <class Flat, class Build>
+int blocking_flat(const char* fn, MPI_Comm comm, const Flat& flat, const Build& build) {
+  return guarded(fn, comm, [&] {
+    if (!flat()) build()->run();
     return MPI_SUCCESS;
   });
 }
@@ -31,7 +43,9 @@ int nonblocking(const char* fn, MPI_Comm comm, MPI_Request* request, const Build
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const char* fn = "MPI_Bcast";
-  return blocking(fn, comm, [&] { return build_bcast(fn, buffer, count, datatype, root, comm); });
+  return blocking_flat(
+      fn, comm, [&] { return flat_bcast(buffer, count, datatype, root, comm); },
+      [&] { return build_bcast(fn, buffer, count, datatype, root, comm); });
 }
 TAKYON_MPI_WEAK_ALIAS(Bcast)
 
@@ -45,8 +59,9 @@ TAKYON_MPI_WEAK_ALIAS(Ibcast)
 extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            int root, MPI_Comm comm) {
   const char* fn = "MPI_Reduce";
-  return blocking(fn, comm,
-                  [&] { return build_reduce(fn, sendbuf, recvbuf, count, datatype, op, root, comm); });
+  return blocking_flat(
+      fn, comm, [&] { return flat_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, false); },
+      [&] { return build_reduce(fn, sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 TAKYON_MPI_WEAK_ALIAS(Reduce)
 
@@ -61,7 +76,9 @@ TAKYON_MPI_WEAK_ALIAS(Ireduce)
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
   const char* fn = "MPI_Allreduce";
-  return blocking(fn, comm, [&] { return build_allreduce(fn, sendbuf, recvbuf, count, datatype, op, comm); });
+  return blocking_flat(
+      fn, comm, [&] { return flat_reduce(sendbuf, recvbuf, count, datatype, op, 0, comm, true); },
+      [&] { return build_allreduce(fn, sendbuf, recvbuf, count, datatype, op, comm); });
 }
 TAKYON_MPI_WEAK_ALIAS(Allreduce)
 
@@ -145,7 +162,10 @@ TAKYON_MPI_WEAK_ALIAS(Iexscan)
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const char* fn = "MPI_Gather";
-  return blocking(fn, comm, [&] {
+  auto flat = [&] {
+    return flat_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
+  return blocking_flat(fn, comm, flat, [&] {
     return build_gather(fn, sendbuf, sendcount, sendtype, recvbuf, false, nullptr, recvcount, nullptr,
                         recvtype, root, comm);
   });
@@ -188,7 +208,10 @@ TAKYON_MPI_WEAK_ALIAS(Igatherv)
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const char* fn = "MPI_Scatter";
-  return blocking(fn, comm, [&] {
+  auto flat = [&] {
+    return flat_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
+  return blocking_flat(fn, comm, flat, [&] {
     return build_scatter(fn, sendbuf, false, nullptr, sendcount, nullptr, sendtype, recvbuf, recvcount,
                          recvtype, root, comm);
   });
@@ -231,7 +254,10 @@ TAKYON_MPI_WEAK_ALIAS(Iscatterv)
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const char* fn = "MPI_Allgather";
-  return blocking(fn, comm, [&] {
+  auto flat = [&] {
+    return flat_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  };
+  return blocking_flat(fn, comm, flat, [&] {
     return build_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, false, nullptr, recvcount, nullptr,
                            recvtype, comm);
   });
@@ -273,7 +299,8 @@ TAKYON_MPI_WEAK_ALIAS(Iallgatherv)
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const char* fn = "MPI_Alltoall";
-  return blocking(fn, comm, [&] {
+  auto flat = [&] { return flat_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
+  return blocking_flat(fn, comm, flat, [&] {
     return build_alltoall(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "errors.hpp"
@@ -52,7 +53,26 @@ constexpr int kRootedBinomialMinRanks = 4;
 /// ring reduce-scatter (half an allreduce's traffic, p-1 steps) above.
 constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 
-/// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective (a static in each select_*).
+/// Flat shared-memory collectives (coll/flat.hpp): up to this many ranks (the flat reductions read
+/// every rank's vector on every rank: p^2 lines; measured up to 5) and this many bytes published per
+/// rank (scatter, alltoall: p blocks), never more than flat::kMaxPublish. p50 per call, mpi_coll, flat
+/// against the schedules (bcast/reduce/gather/scatter linear, allreduce/allgather recursive doubling,
+/// alltoall linear at np 2, Bruck at np 4), 2-core VM at load 3-5:
+///   np 4 (on 2 cores), 8 B / 4 KiB: barrier 1.64 vs 2.02 us, bcast 1.54 / 1.45 vs 1.77 / 2.34,
+///   reduce 0.80 / 1.15 vs 0.97 / 1.41, allreduce 1.78 / 3.99 vs 3.63 / 5.11, gather 0.78 / 1.11 vs
+///   0.93 / 1.30, scatter 1.67 / 3.30 vs 1.81 / 3.31, allgather 1.72 / 3.63 vs 2.88 / 5.45, alltoall
+///   1.90 / 4.23 vs 2.62 / 7.07: flat wins at every size up to 4 KiB.
+///   np 2, 8 B: barrier 0.19 vs 0.26, bcast 0.20 vs 0.24, reduce 0.25 vs 0.27, allreduce 0.31 vs 0.38,
+///   gather 0.20 vs 0.25, scatter 0.22 vs 0.35, allgather 0.22 vs 0.37, alltoall 0.23 vs 0.35. At 4 KiB
+///   flat still wins for reduce (0.72 vs 0.79), gather (0.65 vs 0.76), scatter (0.92 vs 1.01) and ties
+///   alltoall (1.12 vs 1.12), but from 2 KiB on one message each way beats it for bcast (0.56 vs 0.48),
+///   allreduce (1.18 vs 1.00) and allgather (1.02 vs 0.89); at 1 KiB they tie (0.42/0.80/0.68 vs
+///   0.40/0.80/0.72, medians of 3).
+constexpr int kFlatMaxRanks = 16;
+constexpr std::size_t kFlatMax = 4096;
+constexpr std::size_t kFlatMaxTwoRanks = 1024;  ///< bcast, allreduce, allgather on 2 ranks
+
+/// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective.
 struct Forced {
   int index = -1;     ///< into the algorithm names; -1: not forced
   std::string error;  ///< set: the value names no algorithm
@@ -81,6 +101,37 @@ int forced(const Forced& f, const char* fn) {
   return f.index;
 }
 
+// The accepted names of each collective; "shm" (last) is the flat algorithm (select_flat).
+const char* const kBarrierNames[] = {"dissemination", "shm"};
+const char* const kBcastNames[] = {"binomial", "scatter_allgather", "linear", "shm"};
+const char* const kReduceNames[] = {"binomial", "ordered", "linear", "shm"};
+const char* const kAllreduceNames[] = {"recursive_doubling", "rabenseifner", "ring", "shm"};
+const char* const kAllgatherNames[] = {"ring", "recursive_doubling", "bruck", "linear", "shm"};
+const char* const kAlltoallNames[] = {"pairwise", "bruck", "linear", "shm"};
+const char* const kRootedNames[] = {"linear", "binomial", "shm"};
+
+/// Collective k's forced choice (static: the variable is read at its first call).
+const Forced& forced_choice(FlatColl k) {
+  static const Forced f[] = {
+      read_forced("TAKYON_MPI_COLL_BARRIER", kBarrierNames),
+      read_forced("TAKYON_MPI_COLL_BCAST", kBcastNames),
+      read_forced("TAKYON_MPI_COLL_REDUCE", kReduceNames),
+      read_forced("TAKYON_MPI_COLL_ALLREDUCE", kAllreduceNames),
+      read_forced("TAKYON_MPI_COLL_GATHER", kRootedNames),
+      read_forced("TAKYON_MPI_COLL_SCATTER", kRootedNames),
+      read_forced("TAKYON_MPI_COLL_ALLGATHER", kAllgatherNames),
+      read_forced("TAKYON_MPI_COLL_ALLTOALL", kAlltoallNames),
+  };
+  return f[int(k)];
+}
+
+/// Collective k's forced schedule algorithm (-1: none, or the flat one, which schedules cannot run).
+template <std::size_t N>
+int forced_schedule(FlatColl k, const char* const (&/*names*/)[N], const char* fn) {
+  int f = forced(forced_choice(k), fn);
+  return f == int(N) - 1 ? -1 : f;
+}
+
 bool is_pof2(int p) {
   return (p & (p - 1)) == 0;
 }
@@ -88,9 +139,7 @@ bool is_pof2(int p) {
 }  // namespace
 
 BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
-  static const char* const names[] = {"binomial", "scatter_allgather", "linear"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_BCAST", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kBcast, kBcastNames, fn);
   if (f >= 0) return BcastAlgo(f);
   if (p <= kLinearMaxRanks && bytes <= kBcastLinearMax) return BcastAlgo::kLinear;
   return bytes >= kBcastScatterAllgatherMin && p >= kBcastScatterAllgatherMinRanks
@@ -99,9 +148,7 @@ BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
 }
 
 ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char* fn) {
-  static const char* const names[] = {"binomial", "ordered", "linear"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_REDUCE", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kReduce, kReduceNames, fn);
   if (!commutative) return ReduceAlgo::kOrdered;
   if (f >= 0) return ReduceAlgo(f);
   return p <= kLinearMaxRanks && bytes <= kReduceLinearMax ? ReduceAlgo::kLinear : ReduceAlgo::kBinomial;
@@ -109,9 +156,7 @@ ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char*
 
 AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative,
                                const char* fn) {
-  static const char* const names[] = {"recursive_doubling", "rabenseifner", "ring"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLREDUCE", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kAllreduce, kAllreduceNames, fn);
   if (!commutative) return AllreduceAlgo::kRecursiveDoubling;
   if (f >= 0) return AllreduceAlgo(f);
   if (bytes < kAllreduceLargeMin || count < std::size_t(p)) return AllreduceAlgo::kRecursiveDoubling;
@@ -119,9 +164,7 @@ AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool
 }
 
 AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
-  static const char* const names[] = {"ring", "recursive_doubling", "bruck", "linear"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLGATHER", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kAllgather, kAllgatherNames, fn);
   if (f >= 0) return AllgatherAlgo(f);
   if (block * std::size_t(p) >= kAllgatherRingMin) {
     return p <= kLinearMaxRanks ? AllgatherAlgo::kLinear : AllgatherAlgo::kRing;
@@ -130,9 +173,7 @@ AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
 }
 
 AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
-  static const char* const names[] = {"pairwise", "bruck", "linear"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_ALLTOALL", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kAlltoall, kAlltoallNames, fn);
   if (f >= 0) return AlltoallAlgo(f);
   if (block <= kAlltoallBruckMaxBlock && p >= kAlltoallBruckMinRanks) return AlltoallAlgo::kBruck;
   return p <= kLinearMaxRanks ? AlltoallAlgo::kLinear : AlltoallAlgo::kPairwise;
@@ -147,19 +188,28 @@ ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutati
   return bytes >= kReduceScatterRingMin && p > 1 ? ReduceScatterAlgo::kRing : ReduceScatterAlgo::kAllreduce;
 }
 
+bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
+  // The index of "shm" (last) in each collective's names, in FlatColl order.
+  static constexpr std::size_t kShm[] = {std::size(kBarrierNames) - 1,   std::size(kBcastNames) - 1,
+                                         std::size(kReduceNames) - 1,    std::size(kAllreduceNames) - 1,
+                                         std::size(kRootedNames) - 1,    std::size(kRootedNames) - 1,
+                                         std::size(kAllgatherNames) - 1, std::size(kAlltoallNames) - 1};
+  int f = forced(forced_choice(k), fn);
+  if (f >= 0) return std::size_t(f) == kShm[int(k)];
+  if (p > kFlatMaxRanks) return false;
+  const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
+  return bytes <= (p == 2 && one_exchange ? kFlatMaxTwoRanks : kFlatMax);
+}
+
 RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
-  static const char* const names[] = {"linear", "binomial"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_GATHER", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kGather, kRootedNames, fn);
   if (f >= 0) return RootedAlgo(f);
   return block <= kRootedBinomialMaxBlock && p > kLinearMaxRanks ? RootedAlgo::kBinomial
                                                                  : RootedAlgo::kLinear;
 }
 
 RootedAlgo select_scatter(std::size_t block, int p, const char* fn) {
-  static const char* const names[] = {"linear", "binomial"};
-  static const Forced choice = read_forced("TAKYON_MPI_COLL_SCATTER", names);
-  int f = forced(choice, fn);
+  int f = forced_schedule(FlatColl::kScatter, kRootedNames, fn);
   if (f >= 0) return RootedAlgo(f);
   return block <= kRootedBinomialMaxBlock && p >= kRootedBinomialMinRanks ? RootedAlgo::kBinomial
                                                                           : RootedAlgo::kLinear;

@@ -17,6 +17,8 @@ enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck, kLinear };
 enum class AlltoallAlgo { kPairwise, kBruck, kLinear };
 enum class ReduceScatterAlgo { kAllreduce, kRing };
 enum class RootedAlgo { kLinear, kBinomial };  ///< Gather and Scatter (equal blocks)
+/// The blocking collectives that may run flat through shared memory (coll/flat.hpp).
+enum class FlatColl { kBarrier, kBcast, kReduce, kAllreduce, kGather, kScatter, kAllgather, kAlltoall };
 
 BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn);
 ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char* fn);
@@ -27,6 +29,11 @@ AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn);
 /// Gather / Scatter (not their v forms) with `block` bytes per rank.
 RootedAlgo select_gather(std::size_t block, int p, const char* fn);
 RootedAlgo select_scatter(std::size_t block, int p, const char* fn);
+/// Whether the blocking collective `k` runs flat on a communicator of `p` ranks that can
+/// (flat::usable) when one rank publishes `bytes` (at most flat::kMaxPublish): TAKYON_MPI_COLL_<NAME>=shm
+/// forces it (on communicators that cannot, and for the nonblocking forms, the default algorithm
+/// runs), any other forced algorithm excludes it (TAKYON_MPI_COLL_BARRIER: dissemination, shm).
+bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn);
 /// `bytes`: the whole vector (every rank's block).
 ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn);
 

@@ -26,6 +26,7 @@ class Backoff {
 
   /// More ranks on this node than CPUs: yield at once instead of spinning on the core a peer needs.
   static void set_oversubscribed(bool on) { oversubscribed() = on; }
+  [[nodiscard]] static bool is_oversubscribed() { return oversubscribed(); }
 
   /// Called after a poll that found nothing; returns true when a liveness check is due.
   bool idle() {

@@ -5,6 +5,7 @@
 //   RingControl[nranks]                              (one line each: the consumer's count)
 //   cells[nranks][ncells] of cell_bytes              (one SPSC ring per source rank)
 //   BulkSlot[nranks][nchunks] + chunks of chunk_bytes (one rendezvous pipeline per source rank)
+//   FlatArea[kFlatSlots]                             (the owner's flat-collective lines, coll/flat.hpp)
 //
 // A cell's first cache line holds the sequence word, the envelope and the first kInlineBytes of the
 // payload, so a message of up to 40 bytes is one cache line written by the sender, read by the receiver.
@@ -93,6 +94,30 @@ inline void copy_payload(void* dst, const void* src, std::size_t n) {
   }
 }
 
+/// Node-local flat collectives (coll/flat.hpp): for each context slot below kFlatSlots, the inbox owner
+/// publishes its data for a collective in one of two buffers (epoch e uses e & 1) and then its epoch
+/// in `seq`; every member of the communicator in that slot reads them. Up to kFlatInline bytes go in
+/// the control line itself, so a small collective moves one cache line per rank.
+inline constexpr int kFlatSlots = 32;
+inline constexpr std::size_t kFlatInline = 16;
+inline constexpr std::size_t kFlatBytes = 4096;  ///< per data buffer: the most a rank publishes
+
+struct alignas(kCacheLine) FlatControl {
+  std::atomic<std::uint64_t> seq;                ///< the last epoch the owner entered (stored last, release)
+  std::uint32_t bytes[2];                        ///< bytes published in each buffer (readers check them)
+  alignas(16) char inline_data[2][kFlatInline];  ///< 16-aligned: reductions read items of up to 16 bytes
+};
+static_assert(sizeof(FlatControl) == kCacheLine);
+
+struct FlatArea {
+  FlatControl control;
+  alignas(kCacheLine) char data[2][kFlatBytes];
+  /// Where the owner's data of epoch `epoch` (of `bytes` bytes) lies.
+  char* at(std::uint64_t epoch, std::size_t bytes) {
+    return bytes <= kFlatInline ? control.inline_data[epoch & 1] : data[epoch & 1];
+  }
+};
+
 /// Where everything lies in one inbox, computed alike by its owner and by every peer.
 struct InboxLayout {
   std::uint32_t nranks = 0;
@@ -112,7 +137,11 @@ struct InboxLayout {
     return (end + 4095) & ~std::size_t{4095};
   }
   [[nodiscard]] std::size_t bulk_bytes() const { return std::size_t{nchunks} * chunk_bytes; }
-  [[nodiscard]] std::size_t total_bytes() const { return chunks_offset() + std::size_t{nranks} * bulk_bytes(); }
+  [[nodiscard]] std::size_t flat_offset() const {
+    std::size_t end = chunks_offset() + std::size_t{nranks} * bulk_bytes();
+    return (end + 4095) & ~std::size_t{4095};
+  }
+  [[nodiscard]] std::size_t total_bytes() const { return flat_offset() + kFlatSlots * sizeof(FlatArea); }
 
   [[nodiscard]] RingControl* control(void* base, int src) const {
     return reinterpret_cast<RingControl*>(static_cast<char*>(base) + controls_offset()) + src;
@@ -125,6 +154,10 @@ struct InboxLayout {
   }
   [[nodiscard]] char* chunks(void* base, int src) const {
     return static_cast<char*>(base) + chunks_offset() + std::size_t(src) * bulk_bytes();
+  }
+
+  [[nodiscard]] FlatArea* flat(void* base, int slot) const {
+    return reinterpret_cast<FlatArea*>(static_cast<char*>(base) + flat_offset()) + slot;
   }
 
   /// The geometry for `nranks` ranks on the node, sized down so an inbox stays near 64 MiB at most.

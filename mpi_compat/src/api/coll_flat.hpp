@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// The flat shared-memory path of the blocking collectives (coll/flat.hpp), tried before a schedule is
+// built: each flat_* returns false, having done nothing, when the schedule must run: a communicator
+// that cannot run flat, a size or rank count the selection (coll/select.cpp) leaves to schedules, a
+// forced schedule algorithm, or an argument that api/coll_build.cpp rejects with its own error. The
+// choice depends only on the communicator and the bytes, the same on every rank of a correct program.
+#pragma once
+
+#include "mpi.h"
+
+namespace takyon::mpi {
+
+bool flat_barrier(MPI_Comm comm);
+bool flat_bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+/// MPI_Reduce (all: false) and MPI_Allreduce (all: true; root ignored).
+bool flat_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm comm, bool all);
+bool flat_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm);
+bool flat_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm);
+bool flat_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm);
+bool flat_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm);
+
+}  // namespace takyon::mpi
