@@ -2,8 +2,10 @@
 // The point-to-point engine: protocols, matching glue and progress (see engine.hpp).
 #include "pt2pt/engine.hpp"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +19,11 @@ constexpr int kNoRank = -2;  ///< progress_except: skip no ring
 /// Larger lone messages take the pipeline too: past ~1 MiB its two cores beat one core's single copy
 /// (ping-pong, this machine: 2 MiB 176-200 vs 196-217 us, 4 MiB 336-350 vs 401-420 us).
 constexpr std::size_t kCmaMaxBytes = std::size_t{1} << 20;
+/// Lone messages from this size on are copied by both ranks at once (the split single copy), when
+/// every rank has a core: the receiver reads the head while the sender writes the tail.
+constexpr std::size_t kCmaSplitMin = std::size_t{128} << 10;
+/// The receiver reads this much first (its proof that CMA works before the sender is asked to write).
+constexpr std::size_t kCmaProbeBytes = 4096;
 
 std::uint64_t read_u64(const shm::CellHeader* cell) {
   std::uint64_t v = 0;
@@ -40,6 +47,29 @@ bool cma_wanted() {
   return e == nullptr || std::strcmp(e, "0") != 0;
 }
 
+/// TAKYON_MPI_CMA=readonly: process_vm_writev is treated as refused (tests the split's fallback).
+bool cma_write_wanted() {
+  const char* e = std::getenv("TAKYON_MPI_CMA");
+  return e == nullptr || std::strcmp(e, "readonly") != 0;
+}
+
+/// TAKYON_MPI_CMA=split: split single copies even with more ranks than cores (tests).
+bool cma_split_forced() {
+  const char* e = std::getenv("TAKYON_MPI_CMA");
+  return e != nullptr && std::strcmp(e, "split") == 0;
+}
+
+/// Whether `ranks` processes can each run on a core of their own: this process's CPU affinity, or
+/// the machine's online CPUs when a launcher bound this rank to fewer (--bind-to core gives each
+/// rank its own, so one rank's mask says nothing about the others').
+bool has_core_each(int ranks) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return ranks <= allowed || (allowed < ranks && online > 0 && ranks <= online);
+}
+
 /// A process that has exited but not been reaped yet still answers kill(pid, 0).
 bool is_zombie(int pid) {
   char path[64];
@@ -61,6 +91,8 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
   void* mine = inboxes[std::size_t(rank)];
   my_header_ = static_cast<shm::InboxHeader*>(mine);
   const bool cma = cma_wanted();
+  cma_split_ = cma && (cma_split_forced() || has_core_each(size));
+  cma_write_ = cma_write_wanted();
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
     remote_.push_back(r);
@@ -171,13 +203,20 @@ bool Engine::emit_on(Chan& out, Peer& p, const Outgoing& o) {
   if (o.kind == Outgoing::Kind::kMessage) return emit_message(out, p, o.req);
   shm::CellHeader* cell = out.try_acquire();
   if (cell == nullptr) return false;
-  cell->kind = o.kind == Outgoing::Kind::kCts ? shm::CellKind::kCts : shm::CellKind::kAck;
-  cell->flags = 0;
+  const bool cts = o.kind == Outgoing::Kind::kCts || o.kind == Outgoing::Kind::kSplitCts;
+  cell->kind = cts ? shm::CellKind::kCts : shm::CellKind::kAck;
+  const bool split = o.kind == Outgoing::Kind::kSplitCts || o.kind == Outgoing::Kind::kSplitDone;
+  cell->flags = split ? shm::kFlagSplit : 0;
   cell->ctx = 0;
   cell->tag = 0;
   cell->msg_id = o.msg_id;
   cell->bytes = sizeof(std::uint64_t);
   write_u64(cell, o.bytes);
+  if (o.kind == Outgoing::Kind::kSplitCts) {
+    cell->bytes = 3 * sizeof(std::uint64_t);
+    write_u64(cell, o.addr, sizeof(std::uint64_t));
+    write_u64(cell, o.split, 2 * sizeof(std::uint64_t));
+  }
   out.publish(cell);
   return true;
 }
@@ -245,11 +284,11 @@ void Engine::deliver_eager(Request* r, int source, int tag, const char* data, st
   complete(r);
 }
 
-bool Engine::read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes) {
-  std::size_t done = 0;
-  while (done < bytes) {
-    iovec local{static_cast<char*>(r->buf) + done, bytes - done};
-    iovec remote{reinterpret_cast<void*>(std::uintptr_t(addr + done)), bytes - done};
+bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t from, std::size_t to) {
+  std::size_t done = from;
+  while (done < to) {
+    iovec local{static_cast<char*>(r->buf) + done, to - done};
+    iovec remote{reinterpret_cast<void*>(std::uintptr_t(addr + done)), to - done};
     ssize_t n = process_vm_readv(p.pid, &local, 1, &remote, 1, 0);
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
@@ -261,6 +300,48 @@ bool Engine::read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size
     done += std::size_t(n);
   }
   return true;
+}
+
+bool Engine::read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes) {
+  return read_range(p, r, addr, 0, bytes);
+}
+
+bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split,
+                               std::size_t bytes) {
+  if (!cma_write_) return false;
+  std::size_t done = split;
+  while (done < bytes) {
+    iovec local{static_cast<char*>(r->buf) + done, bytes - done};
+    iovec remote{reinterpret_cast<void*>(std::uintptr_t(addr + done)), bytes - done};
+    ssize_t n = process_vm_writev(p.pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      return false;  // the receiver reads the tail itself (what was written it overwrites alike)
+    }
+    done += std::size_t(n);
+  }
+  return true;
+}
+
+void Engine::cma_failed(int peer, const char* what) const {
+  const int err = errno;
+  check_peers();  // a peer that died meanwhile is the better message
+  throw PeerFailure(std::string(what) + " of rank " + std::to_string(peer) + "'s memory failed (" +
+                    std::strerror(err) + ") after it had worked on the same message");
+}
+
+void Engine::finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool wrote) {
+  auto it = p.split_in.find(msg_id);
+  if (it == p.split_in.end()) return;  // cannot happen with a well-behaved peer
+  Request* r = it->second.req;
+  const std::uint64_t addr = it->second.addr;
+  p.split_in.erase(it);
+  // The sender was refused: the tail too is read from its memory (the send is still waiting).
+  if (!wrote && !read_range(p, r, addr, r->rndv_done, r->rndv_total)) {
+    cma_failed(source, "process_vm_readv");
+  }
+  queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
+  complete(r);
 }
 
 void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
@@ -275,6 +356,19 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   r->rndv_total = wanted;
   r->rndv_done = 0;
   Peer& p = peers_[std::size_t(source)];
+  if (solo && cma_split_ && p.cma && !p.path && wanted >= kCmaSplitMin && wanted <= kCmaMaxBytes &&
+      p.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
+    // Split: the head (about half, whole pages) here, the tail by the sender, at once.
+    std::size_t split = (wanted / 2 + kCmaProbeBytes - 1) & ~(kCmaProbeBytes - 1);
+    r->rndv_done = split;
+    p.split_in.emplace(msg_id, Peer::SplitIn{r, addr});
+    Outgoing cts{Outgoing::Kind::kSplitCts, nullptr, msg_id, wanted};
+    cts.addr = reinterpret_cast<std::uintptr_t>(r->buf);
+    cts.split = split;
+    queue_or_emit(p, source, cts);
+    if (!read_range(p, r, addr, kCmaProbeBytes, split)) cma_failed(source, "process_vm_readv");
+    return;
+  }
   if (solo && p.cma && !p.path && wanted != 0 && wanted <= kCmaMaxBytes && p.streaming_in.empty() &&
       read_from_sender(p, r, addr, wanted)) {
     queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
@@ -384,6 +478,15 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       auto it = p.awaiting.find(cell->msg_id);
       if (it == p.awaiting.end()) return;  // cannot happen with a well-behaved peer
       Request* r = it->second;
+      if ((cell->flags & shm::kFlagSplit) != 0 && cell->bytes >= 3 * sizeof(std::uint64_t)) {
+        // Write the tail; the send stays awaiting the receiver's plain kAck.
+        std::size_t wanted = read_u64(cell);
+        std::size_t split = read_u64_at(cell, 2 * sizeof(std::uint64_t));
+        bool wrote = wanted <= r->bytes && split <= wanted &&
+                     write_to_receiver(p, r, read_u64_at(cell, sizeof(std::uint64_t)), split, wanted);
+        queue_or_emit(p, source, Outgoing{Outgoing::Kind::kSplitDone, nullptr, cell->msg_id, wrote ? 1U : 0U});
+        return;
+      }
       p.awaiting.erase(it);
       r->rndv_total = read_u64(cell);
       r->rndv_done = 0;
@@ -395,6 +498,10 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       return;
     }
     case shm::CellKind::kAck: {
+      if ((cell->flags & shm::kFlagSplit) != 0) {  // the sender's answer to a split kCts
+        finish_split_recv(p, source, cell->msg_id, read_u64(cell) != 0);
+        return;
+      }
       auto it = p.awaiting.find(cell->msg_id);
       if (it == p.awaiting.end()) return;
       Request* r = it->second;
