@@ -88,6 +88,8 @@ class Engine {
   void start_recv(Request* r);
   /// Polls every channel once; returns whether anything moved.
   bool progress();
+  /// progress() without after_progress (no collective advances): safe inside a collective's step.
+  bool progress_channels();
   /// Cancels a receive not yet matched; returns whether it was cancelled.
   bool cancel_recv(Request* r);
   /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
