@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Collectives on large blocks, where their messages take the split single copy (np 2, or forced with
+/* Collectives on large blocks (and allreduce at 32-64 KiB), where their messages take the split single copy (np 2, or forced with
  * TAKYON_MPI_CMA=split), the lone single copy or the pipeline, and where gather copies the root's
  * own block while the others arrive: bcast, reduce, allreduce, gather (blocking, nonblocking and
  * strided), allgather, alltoall and scatter at block sizes around the 128 KiB split threshold and up
@@ -169,6 +169,10 @@ int main(int argc, char **argv) {
     alltoall(t + 10, n);
     PRINT0("block %zu ok\n", n);
   }
+  /* The reduce + bcast allreduce's range on 3-4 ranks (32-64 KiB), and around it. */
+  static const size_t kAllreduce[] = {32764, 32768, 49156, 65536, 65540};
+  for (size_t k = 0; k < sizeof kAllreduce / sizeof kAllreduce[0]; ++k) reduce(kAllreduce[k], 0, 1);
+  PRINT0("allreduce 32-64 KiB ok\n");
   MPI_Barrier(MPI_COMM_WORLD);
   PRINT0("coll_big done\n");
   MPI_Finalize();
