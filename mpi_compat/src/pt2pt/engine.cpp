@@ -4,6 +4,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "shm/segment.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -71,6 +74,20 @@ bool has_core_each(int ranks) {
   return ranks <= allowed || (allowed < ranks && online > 0 && ranks <= online);
 }
 
+/// Maps [p, p + bytes) of a peer's inbox writable now (page tables filled), so that this rank's first
+/// messages into it take no page faults; a kernel without MADV_POPULATE_WRITE just faults later.
+void prefault(void* p, std::size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const auto page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+  (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 /// A process that has exited but not been reaped yet still answers kill(pid, 0).
 bool is_zombie(int pid) {
   char path[64];
@@ -110,6 +127,11 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     p.bulk_in =
         shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
     p.header = static_cast<const shm::InboxHeader*>(theirs);
+    // The parts of the peer's inbox this rank writes (its own inbox is populated at creation).
+    if (layout.total_bytes() <= shm::kPopulateMaxBytes) {
+      prefault(layout.cells(theirs, rank), layout.ring_bytes());
+      prefault(layout.chunks(theirs, rank), layout.bulk_bytes());
+    }
     p.cma = cma && p.pid > 0;
   }
 }
