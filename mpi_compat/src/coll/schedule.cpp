@@ -156,7 +156,7 @@ void Schedule::start_round() {
       Request* r = s.kind == Step::Kind::kRecv ? make_recv(a, s.dst, MPI_BYTE)
                                                : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
       r->ctx = comm_->coll_ctx;
-      r->cma_push = early;
+      r->local_work = early;
       inflight_.push_back(Inflight{r, i});
       if (s.kind == Step::Kind::kRecv) {
         e.start_recv(r);

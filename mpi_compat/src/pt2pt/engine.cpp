@@ -194,7 +194,9 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
     cell->msg_id = p.next_msg_id++;
     write_u64(cell, r->bytes);
     write_u64(cell, reinterpret_cast<std::uintptr_t>(r->buf), sizeof(std::uint64_t));
-    if (!p.path && p.awaiting.empty() && p.streaming_out.empty()) cell->flags = shm::kFlagSolo;
+    if (!p.path && p.awaiting.empty() && p.streaming_out.empty()) {
+      cell->flags = r->local_work ? shm::kFlagSolo | shm::kFlagBusy : shm::kFlagSolo;
+    }
     p.awaiting.emplace(cell->msg_id, r);
     out.publish(cell);
   }
@@ -368,7 +370,7 @@ void Engine::finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool w
 }
 
 void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
-                             std::uint64_t addr) {
+                             bool sender_busy, std::uint64_t addr) {
   std::size_t wanted = total > r->bytes ? r->bytes : total;
   r->truncated = total > r->bytes;
   r->sent_bytes = total;
@@ -381,14 +383,17 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   Peer& p = peers_[std::size_t(source)];
   if (solo && cma_split_ && p.cma && !p.path && wanted >= kCmaSplitMin && wanted <= kCmaMaxBytes &&
       p.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
-    // Split: the head (whole pages) here, the tail by the sender, at once. The head is half, a
-    // quarter when this rank has local work of its own to do meanwhile (r->cma_push), and only the
-    // probe when this rank is sending to that peer too (an exchange: each rank writes its own data
-    // over, which beats each reading the other's -- np 2, 1 MiB allgather 115 vs 150 us; gather:
-    // 57 us with a quarter, 66-72 with none or half; bcast and reduce best with half).
+    // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
+    // quarter when only this rank has local work of its own to do meanwhile (r->local_work: gather's
+    // root), three quarters when only the sender has (kFlagBusy: scatter's root); only the probe when
+    // this rank is sending to that peer too (an exchange: each rank writes its own data over, which
+    // beats each reading the other's -- np 2, 1 MiB allgather 115 vs 150 us; gather: 57 us with a
+    // quarter, 66-72 with none or half; bcast and reduce best with half).
     std::size_t split = kCmaProbeBytes;  // the sender copies the rest
     if (p.awaiting.empty()) {
-      std::size_t head = r->cma_push ? wanted / 4 : wanted / 2;
+      std::size_t head = wanted / 2;
+      if (r->local_work && !sender_busy) head = wanted / 4;
+      if (sender_busy && !r->local_work) head = wanted / 4 * 3;
       split = std::max(kCmaProbeBytes, (head + kCmaProbeBytes - 1) & ~(kCmaProbeBytes - 1));
     }
     r->rndv_done = split;
@@ -413,7 +418,7 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
 
 void Engine::match_unexpected(Request* r, std::unique_ptr<Unexpected> u) {
   if (u->kind == Unexpected::Kind::kRts) {
-    start_rndv_recv(r, u->source, u->tag, u->msg_id, u->bytes, u->solo, u->addr);
+    start_rndv_recv(r, u->source, u->tag, u->msg_id, u->bytes, u->solo, u->busy, u->addr);
     return;
   }
   deliver_eager(r, u->source, u->tag, u->data.get(), u->bytes);
@@ -489,8 +494,9 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       std::size_t total = read_u64(cell);
       bool solo = (cell->flags & shm::kFlagSolo) != 0 && cell->bytes >= 2 * sizeof(std::uint64_t);
       std::uint64_t addr = solo ? read_u64_at(cell, sizeof(std::uint64_t)) : 0;
+      bool busy = (cell->flags & shm::kFlagBusy) != 0;
       if (Request* r = posted_.match(cell->ctx, source, cell->tag)) {
-        start_rndv_recv(r, source, cell->tag, cell->msg_id, total, solo, addr);
+        start_rndv_recv(r, source, cell->tag, cell->msg_id, total, solo, busy, addr);
         return;
       }
       auto u = std::make_unique<Unexpected>();
@@ -501,6 +507,7 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       u->bytes = total;
       u->msg_id = cell->msg_id;
       u->solo = solo;
+      u->busy = busy;
       u->addr = addr;
       unexpected_.add(std::move(u));
       return;

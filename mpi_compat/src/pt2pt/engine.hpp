@@ -169,7 +169,7 @@ class Engine {
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
-                       std::uint64_t addr);
+                       bool sender_busy, std::uint64_t addr);
   /// Single copy of a lone rendezvous message: reads it from the sender's memory into r->buf.
   bool read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes);
   /// Copies [from, to) of the sender's data at `addr` into r->buf (process_vm_readv); false if refused.

@@ -60,7 +60,7 @@ struct Request {
   std::uint32_t msg_id = 0;
   std::size_t rndv_total = 0;  ///< rendezvous: bytes to move through the bulk pipeline
   std::size_t rndv_done = 0;
-  bool cma_push = false;  ///< receives: this rank has local work meanwhile; a split leaves the sender more
+  bool local_work = false;  ///< this rank has local work meanwhile: a split single copy leaves the peer more
 };
 
 /// Hands out Requests from blocks; single-threaded (the MPI thread).

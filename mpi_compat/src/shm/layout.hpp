@@ -37,6 +37,8 @@ inline constexpr std::uint8_t kFlagSolo = 2;
 /// kCts: a split single copy (receiver reads the head, sender writes the tail; pt2pt/engine.hpp);
 /// kAck: the sender's answer to it, sent to the receiver.
 inline constexpr std::uint8_t kFlagSplit = 4;
+/// kRts (with kFlagSolo): the sender has local work to do meanwhile; a split leaves the receiver more.
+inline constexpr std::uint8_t kFlagBusy = 8;
 
 struct CellHeader {
   std::atomic<std::uint32_t> seq;  ///< producer's count + 1, stored last (release)
