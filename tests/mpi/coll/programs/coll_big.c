@@ -9,7 +9,7 @@
 #include "test_util.h"
 
 #define GUARD 64
-static const size_t kBlocks[] = {131071, 131072, 135172, 262144 + 12, 1 << 20};
+static const size_t kBlocks[] = {131071, 131072, 262144 + 12, 1 << 20};
 #define NBLOCKS (sizeof kBlocks / sizeof kBlocks[0])
 
 static int rank_, size_;
