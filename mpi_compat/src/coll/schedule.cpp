@@ -136,7 +136,14 @@ void Schedule::start_round() {
   std::size_t end = round_end_[round_];
   Engine& e = engine();
   bool early = false;
-  for (std::size_t i = begin; i < end; ++i) early = early || steps_[i].kind == Step::Kind::kCopyEarly;
+  int nrecv = 0;
+  int nsend = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    early = early || steps_[i].kind == Step::Kind::kCopyEarly;
+    nrecv += steps_[i].kind == Step::Kind::kRecv ? 1 : 0;
+    nsend += steps_[i].kind == Step::Kind::kSend ? 1 : 0;
+  }
+  const bool fan_in = nrecv >= 2 && nsend == 0;  // a gather's or reduce's root
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -157,6 +164,7 @@ void Schedule::start_round() {
                                                : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
       r->ctx = comm_->coll_ctx;
       r->local_work = early;
+      r->fan_in = fan_in;
       inflight_.push_back(Inflight{r, i});
       if (s.kind == Step::Kind::kRecv) {
         e.start_recv(r);

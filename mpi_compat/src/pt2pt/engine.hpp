@@ -200,6 +200,7 @@ class Engine {
   RequestPool pool_;
   shm::InboxHeader* my_header_;
   bool cma_split_ = false;  ///< lone large messages are copied by both ranks (every rank has a core)
+  bool oversubscribed_ = false;  ///< more ranks than cores
   bool cma_write_ = true;   ///< process_vm_writev allowed (TAKYON_MPI_CMA=readonly: no, for tests)
 };
 
