@@ -145,15 +145,15 @@ class Engine {
     std::deque<Request*> streaming_out;                    ///< cleared sends, in kCts order
     std::deque<Request*> streaming_in;                     ///< cleared receives, in kCts order
     std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
-    std::uint32_t next_msg_id = 1;
-    const shm::InboxHeader* header = nullptr;
-    int pid = 0;
-    bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
     struct SplitIn {
       Request* req;
       std::uint64_t addr;  ///< the sender's data
     };
     std::unordered_map<std::uint32_t, SplitIn> split_in;  ///< split receives waiting for the tail
+    std::uint32_t next_msg_id = 1;
+    const shm::InboxHeader* header = nullptr;
+    int pid = 0;
+    bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
   };
 
