@@ -121,7 +121,8 @@ AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool
   if (!commutative) return AllreduceAlgo::kRecursiveDoubling;
   if (f >= 0) return AllreduceAlgo(f);
   if (bytes < kAllreduceLargeMin || count < std::size_t(p)) return AllreduceAlgo::kRecursiveDoubling;
-  if (p > 2 && p <= kLinearMaxRanks && bytes >= kAllreduceReduceBcastMin && bytes <= kAllreduceReduceBcastMax) {
+  if (p > 2 && p <= kLinearMaxRanks && bytes >= kAllreduceReduceBcastMin &&
+      bytes <= kAllreduceReduceBcastMax) {
     return AllreduceAlgo::kReduceBcast;
   }
   return is_pof2(p) ? AllreduceAlgo::kRabenseifner : AllreduceAlgo::kRing;

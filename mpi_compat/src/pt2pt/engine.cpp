@@ -372,8 +372,8 @@ void Engine::finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool w
   complete(r);
 }
 
-void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
-                             bool sender_busy, std::uint64_t addr) {
+void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total,
+                             bool solo, bool sender_busy, std::uint64_t addr) {
   std::size_t wanted = total > r->bytes ? r->bytes : total;
   r->truncated = total > r->bytes;
   r->sent_bytes = total;
@@ -412,8 +412,8 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   // pipeline: its senders copy half of the work (np 4 on 2 cores, 64 KiB gather 8.9-10 us against
   // 10.7-11.8 reading all three alone).
   const bool fan_in = r->fan_in && oversubscribed_;
-  if (solo && p.cma && !p.path && !fan_in && wanted != 0 && wanted <= kCmaMaxBytes && p.streaming_in.empty() &&
-      read_from_sender(p, r, addr, wanted)) {
+  if (solo && p.cma && !p.path && !fan_in && wanted != 0 && wanted <= kCmaMaxBytes &&
+      p.streaming_in.empty() && read_from_sender(p, r, addr, wanted)) {
     queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
     complete(r);
     return;
@@ -529,7 +529,8 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
         std::size_t split = read_u64_at(cell, 2 * sizeof(std::uint64_t));
         bool wrote = wanted <= r->bytes && split <= wanted &&
                      write_to_receiver(p, r, read_u64_at(cell, sizeof(std::uint64_t)), split, wanted);
-        queue_or_emit(p, source, Outgoing{Outgoing::Kind::kSplitDone, nullptr, cell->msg_id, wrote ? 1U : 0U});
+        queue_or_emit(p, source,
+                      Outgoing{Outgoing::Kind::kSplitDone, nullptr, cell->msg_id, wrote ? 1U : 0U});
         return;
       }
       p.awaiting.erase(it);

@@ -130,9 +130,9 @@ class Engine {
   struct Outgoing {
     /// kSplitCts: kCts with kFlagSplit; kSplitDone: kAck with kFlagSplit (sender -> receiver).
     enum class Kind : std::uint8_t { kMessage, kCts, kAck, kSplitCts, kSplitDone } kind;
-    Request* req;          ///< kMessage: the send
-    std::uint32_t msg_id;  ///< kCts / kAck: the sender's id
-    std::uint64_t bytes;   ///< kCts: bytes the receiver wants; kSplitDone: 1 tail written, 0 refused
+    Request* req;             ///< kMessage: the send
+    std::uint32_t msg_id;     ///< kCts / kAck: the sender's id
+    std::uint64_t bytes;      ///< kCts: bytes the receiver wants; kSplitDone: 1 tail written, 0 refused
     std::uint64_t addr = 0;   ///< kSplitCts: the receiver's buffer
     std::uint64_t split = 0;  ///< kSplitCts: the sender writes [split, bytes)
   };
@@ -199,9 +199,9 @@ class Engine {
   UnexpectedQueue unexpected_;
   RequestPool pool_;
   shm::InboxHeader* my_header_;
-  bool cma_split_ = false;  ///< lone large messages are copied by both ranks (every rank has a core)
+  bool cma_split_ = false;       ///< lone large messages are copied by both ranks (every rank has a core)
   bool oversubscribed_ = false;  ///< more ranks than cores
-  bool cma_write_ = true;   ///< process_vm_writev allowed (TAKYON_MPI_CMA=readonly: no, for tests)
+  bool cma_write_ = true;        ///< process_vm_writev allowed (TAKYON_MPI_CMA=readonly: no, for tests)
 };
 
 }  // namespace takyon::mpi

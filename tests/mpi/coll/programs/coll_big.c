@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Collectives on large blocks (and allreduce at 32-64 KiB), where their messages take the split single copy (np 2, or forced with
- * TAKYON_MPI_CMA=split), the lone single copy or the pipeline, and where gather copies the root's
- * own block while the others arrive: bcast, reduce, allreduce, gather (blocking, nonblocking and
+/* Collectives on large blocks (and allreduce at 32-64 KiB), where their messages take the split single copy
+ * (np 2, or forced with TAKYON_MPI_CMA=split), the lone single copy or the pipeline, and where gather copies
+ * the root's own block while the others arrive: bcast, reduce, allreduce, gather (blocking, nonblocking and
  * strided), allgather, alltoall and scatter at block sizes around the 128 KiB split threshold and up
  * to 1 MiB, roots 0 and size-1. Every byte checked, and the bytes after each result too. */
 #include <stdint.h>
@@ -15,7 +15,9 @@ static const size_t kBlocks[] = {131071, 131072, 262144 + 12, 1 << 20};
 static int rank_, size_;
 
 /* Byte i of rank r's block b in test t. */
-static unsigned seed_of(int t, int r, int b) { return (unsigned)(t * 1000 + r * 31 + b * 7); }
+static unsigned seed_of(int t, int r, int b) {
+  return (unsigned)(t * 1000 + r * 31 + b * 7);
+}
 
 static unsigned char *alloc_guarded(size_t n) {
   unsigned char *p = malloc(n + GUARD);
@@ -100,11 +102,13 @@ static void gather_strided(int t, size_t n, int root) {
   CHECK_MPI(MPI_Type_commit(&vec));
   size_t packed = (size_t)blocks * 4;
   unsigned char *s = alloc_guarded(n);
-  for (size_t i = 0; i < n; ++i) s[i] = (i % 8) < 4 ? pattern_byte(seed_of(t, rank_, 0), (i / 8) * 4 + i % 8) : 0x5a;
+  for (size_t i = 0; i < n; ++i)
+    s[i] = (i % 8) < 4 ? pattern_byte(seed_of(t, rank_, 0), (i / 8) * 4 + i % 8) : 0x5a;
   unsigned char *r = alloc_guarded(packed * (size_t)size_);
   CHECK_MPI(MPI_Gather(s, 1, vec, r, (int)packed, MPI_BYTE, root, MPI_COMM_WORLD));
   if (rank_ == root) {
-    for (int q = 0; q < size_; ++q) CHECK(check_pattern(r + (size_t)q * packed, packed, seed_of(t, q, 0)) == -1);
+    for (int q = 0; q < size_; ++q)
+      CHECK(check_pattern(r + (size_t)q * packed, packed, seed_of(t, q, 0)) == -1);
     check_guard(r, packed * (size_t)size_);
   }
   CHECK_MPI(MPI_Type_free(&vec));
@@ -117,7 +121,8 @@ static void allgather(int t, size_t n, int in_place) {
   unsigned char *r = alloc_guarded(n * (size_t)size_);
   fill_pattern(s, n, seed_of(t, rank_, 0));
   if (in_place) fill_pattern(r + (size_t)rank_ * n, n, seed_of(t, rank_, 0));
-  CHECK_MPI(MPI_Allgather(in_place ? MPI_IN_PLACE : s, (int)n, MPI_BYTE, r, (int)n, MPI_BYTE, MPI_COMM_WORLD));
+  CHECK_MPI(
+      MPI_Allgather(in_place ? MPI_IN_PLACE : s, (int)n, MPI_BYTE, r, (int)n, MPI_BYTE, MPI_COMM_WORLD));
   for (int q = 0; q < size_; ++q) CHECK(check_pattern(r + (size_t)q * n, n, seed_of(t, q, 0)) == -1);
   check_guard(r, n * (size_t)size_);
   free(s);

@@ -8,8 +8,8 @@
 #include "test_util.h"
 
 #define GUARD 64
-static const size_t kSizes[] = {8193,    65536,   131071,  131072,        131073,          135168,
-                                262149,  524288,  1048575, 1 << 20,       (1 << 20) + 1,   (2 << 20) + 4097};
+static const size_t kSizes[] = {8193,   65536,  131071,  131072,  131073,        135168,
+                                262149, 524288, 1048575, 1 << 20, (1 << 20) + 1, (2 << 20) + 4097};
 #define NSIZES (sizeof kSizes / sizeof kSizes[0])
 #define MAXBYTES ((2 << 20) + 4097)
 
@@ -21,7 +21,9 @@ static void check_recv(const unsigned char *buf, size_t n, unsigned seed) {
   for (size_t i = 0; i < GUARD; ++i) CHECK(buf[n + i] == 0xee);
 }
 
-static void clear(unsigned char *buf, size_t n) { memset(buf, 0xee, n + GUARD); }
+static void clear(unsigned char *buf, size_t n) {
+  memset(buf, 0xee, n + GUARD);
+}
 
 /* Rank 0 and `peer` exchange one message each way per size; posted: the receive is posted first. */
 static void pingpong(int rank, int peer, int posted) {
@@ -98,7 +100,8 @@ static void noncontiguous(int rank, int size) {
   int peer = size - 1;
   if (rank == 0) {
     /* strided -> contiguous */
-    for (size_t i = 0; i < span; ++i) g_out[i] = (unsigned char)((i % 16) < 8 ? pattern_byte(9, (i / 16) * 8 + i % 16) : 0x55);
+    for (size_t i = 0; i < span; ++i)
+      g_out[i] = (unsigned char)((i % 16) < 8 ? pattern_byte(9, (i / 16) * 8 + i % 16) : 0x55);
     CHECK_MPI(MPI_Send(g_out, 1, vec, peer, 4, MPI_COMM_WORLD));
     /* contiguous -> strided */
     fill_pattern(g_out, packed, 10);
