@@ -56,12 +56,7 @@ Segment Segment::create(const std::string& name, std::size_t bytes) {
     close(fd);
     fail(name, "ftruncate", err);
   }
-  // A small segment is populated now: a page first touched by a message costs a fault (and zeroing)
-  // on the critical path, which made a job's first ~40 collectives 3-7x slower (np 4 on 2 cores:
-  // barrier 22-32 us against 2-5 once warm). 0.6 ms for 2 MiB, 1.3 ms for 4 MiB; larger segments
-  // (many ranks) stay lazy, where most pages are never touched.
-  const int populate = bytes <= kPopulateMaxBytes ? MAP_POPULATE : 0;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int err = errno;
   close(fd);
   if (p == MAP_FAILED) fail(name, "mmap", err);

@@ -8,10 +8,6 @@
 
 namespace takyon::mpi::shm {
 
-/// Segments up to this size are populated when created (no page faults on first use); larger ones,
-/// of many ranks, stay lazy. Peers prefault what they write of an inbox that small (pt2pt/engine.cpp).
-inline constexpr std::size_t kPopulateMaxBytes = std::size_t{16} << 20;
-
 class Segment {
  public:
   Segment() = default;
