@@ -238,6 +238,9 @@ void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& 
     case AllreduceAlgo::kRing:
       allreduce_ring(s, send, recv, r);
       break;
+    case AllreduceAlgo::kReduceBcast:
+      allreduce_reduce_bcast(s, send, recv, r);
+      break;
   }
 }
 

@@ -76,6 +76,8 @@ void allreduce_recursive_doubling(Schedule& s, const char* send, char* recv, con
 void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const ReduceSpec& r);
 // allreduce_ring.cpp: ring reduce-scatter (p-1 steps) then ring allgather (p-1 steps).
 void allreduce_ring(Schedule& s, const char* send, char* recv, const ReduceSpec& r);
+// allreduce_reduce_bcast.cpp: linear reduce to rank 0, then linear bcast; for few ranks sharing few cores.
+void allreduce_reduce_bcast(Schedule& s, const char* send, char* recv, const ReduceSpec& r);
 
 // reduce_scatter_ring.cpp: ring reduce-scatter (commutative ops): p-1 steps, rank r ends with the
 // reduced block r (counts[r] items, written to recv). `send` holds all sum(counts) items.

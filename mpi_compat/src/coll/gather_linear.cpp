@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Linear gather (and gatherv): every rank sends its block to the root, which posts all p-1
-// receives at once into their final places and copies its own block.
+// receives at once into their final places and copies its own block meanwhile.
 #include "coll/algorithms.hpp"
 
 namespace takyon::mpi {
@@ -16,7 +16,8 @@ void gather_linear(Schedule& s, const char* own, std::size_t own_bytes, const Bl
   for (int q = 0; q < p; ++q) {
     if (q != r) s.recv(q, root_blocks.at[std::size_t(q)], root_blocks.bytes[std::size_t(q)]);
   }
-  if (own != nullptr) s.copy(own, root_blocks.at[std::size_t(r)], own_bytes);
+  // The root's own block is copied while the other ranks' blocks arrive.
+  if (own != nullptr) s.copy_early(own, root_blocks.at[std::size_t(r)], own_bytes);
   s.next_round();
 }
 

@@ -16,7 +16,8 @@ void scatter_linear(Schedule& s, char* own, std::size_t own_bytes, const Blocks&
   for (int q = 0; q < p; ++q) {
     if (q != r) s.send(q, root_blocks.at[std::size_t(q)], root_blocks.bytes[std::size_t(q)]);
   }
-  if (own != nullptr) s.copy(root_blocks.at[std::size_t(r)], own, own_bytes);
+  // The root's own block is copied while the others' go out.
+  if (own != nullptr) s.copy_early(root_blocks.at[std::size_t(r)], own, own_bytes);
   s.next_round();
 }
 

@@ -2,6 +2,7 @@
 // Schedules and nonblocking collective requests (see schedule.hpp).
 #include "coll/schedule.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -88,6 +89,15 @@ void Schedule::copy(const void* src, void* dst, std::size_t bytes) {
   steps_.push_back(s);
 }
 
+void Schedule::copy_early(const void* src, void* dst, std::size_t bytes) {
+  if (bytes == 0 || src == dst) return;
+  Step s{Step::Kind::kCopyEarly};
+  s.src = src;
+  s.dst = dst;
+  s.bytes = bytes;
+  steps_.push_back(s);
+}
+
 void Schedule::reduce(const void* in, void* inout, std::size_t count, MPI_Datatype dt, MPI_Op op) {
   if (count == 0) return;
   Step s{Step::Kind::kReduce};
@@ -125,6 +135,15 @@ void Schedule::start_round() {
   std::size_t begin = round_ == 0 ? 0 : round_end_[round_ - 1];
   std::size_t end = round_end_[round_];
   Engine& e = engine();
+  bool early = false;
+  int nrecv = 0;
+  int nsend = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    early = early || steps_[i].kind == Step::Kind::kCopyEarly;
+    nrecv += steps_[i].kind == Step::Kind::kRecv ? 1 : 0;
+    nsend += steps_[i].kind == Step::Kind::kSend ? 1 : 0;
+  }
+  const bool fan_in = nrecv >= 2 && nsend == 0;  // a gather's or reduce's root
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -144,6 +163,8 @@ void Schedule::start_round() {
       Request* r = s.kind == Step::Kind::kRecv ? make_recv(a, s.dst, MPI_BYTE)
                                                : make_send(a, s.src, MPI_BYTE, SendMode::kStandard);
       r->ctx = comm_->coll_ctx;
+      r->local_work = early;
+      r->fan_in = fan_in;
       inflight_.push_back(Inflight{r, i});
       if (s.kind == Step::Kind::kRecv) {
         e.start_recv(r);
@@ -153,6 +174,24 @@ void Schedule::start_round() {
     }
   }
   started_ = true;
+  // Early copies in pieces, polling the channels between them: a rendezvous request that arrives
+  // meanwhile is answered at once, so its sender copies while this rank does.
+  constexpr std::size_t kPiece = 64 * 1024;
+  for (std::size_t i = begin; early && i < end; ++i) {
+    const Step& s = steps_[i];
+    if (s.kind != Step::Kind::kCopyEarly) continue;
+    const auto* src = static_cast<const char*>(s.src);
+    const auto* dst = static_cast<const char*>(s.dst);
+    if (src < dst + s.bytes && dst < src + s.bytes) {  // overlapping: one memmove
+      std::memmove(s.dst, s.src, s.bytes);
+      continue;
+    }
+    for (std::size_t at = 0; at < s.bytes; at += kPiece) {
+      std::memmove(static_cast<char*>(s.dst) + at, static_cast<const char*>(s.src) + at,
+                   std::min(kPiece, s.bytes - at));
+      e.progress_channels();
+    }
+  }
 }
 
 bool Schedule::finish_round() {

@@ -96,6 +96,9 @@ class Schedule {
   void recv(int peer, void* buf, std::size_t bytes);
   /// Local steps of the current round, run in order after its transfers.
   void copy(const void* src, void* dst, std::size_t bytes);
+  /// A copy that does not depend on the round's transfers: it runs as soon as they have started,
+  /// overlapping them (and the round's receives let their senders copy more of a split, engine.hpp).
+  void copy_early(const void* src, void* dst, std::size_t bytes);
   /// inout = in op inout for `count` items of `dt`.
   void reduce(const void* in, void* inout, std::size_t count, MPI_Datatype dt, MPI_Op op);
   /// Unpacks `count` items of `dt` from packed bytes into `buf` (datatype::unpack).
@@ -111,7 +114,7 @@ class Schedule {
 
  private:
   struct Step {
-    enum class Kind : unsigned char { kSend, kRecv, kCopy, kReduce, kUnpack } kind;
+    enum class Kind : unsigned char { kSend, kRecv, kCopy, kReduce, kUnpack, kCopyEarly } kind;
     int peer = 0;
     const void* src = nullptr;
     void* dst = nullptr;

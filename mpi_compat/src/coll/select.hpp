@@ -12,7 +12,7 @@ namespace takyon::mpi {
 
 enum class BcastAlgo { kBinomial, kScatterAllgather, kLinear };
 enum class ReduceAlgo { kBinomial, kOrdered, kLinear };
-enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing };
+enum class AllreduceAlgo { kRecursiveDoubling, kRabenseifner, kRing, kReduceBcast };
 enum class AllgatherAlgo { kRing, kRecursiveDoubling, kBruck, kLinear };
 enum class AlltoallAlgo { kPairwise, kBruck, kLinear };
 enum class ReduceScatterAlgo { kAllreduce, kRing };

@@ -14,6 +14,14 @@
 //          (nothing else in flight from that sender) over shm is instead read by the receiver from the
 //          sender's memory in one copy (process_vm_readv) and answered with kAck; if the kernel
 //          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
+//   split  a lone kRts of at least kCmaSplitMin bytes, when every rank has a core of its own: both
+//          ranks copy half at once. The receiver reads the first page (proving CMA works), answers
+//          kCts with kFlagSplit (its buffer's address and the split point), reads the head; the sender
+//          writes the tail into the receiver's memory (process_vm_writev) and answers kAck with
+//          kFlagSplit (payload: 1 written, 0 refused -- then the receiver reads the tail itself); the
+//          receiver completes on that and answers the plain kAck that completes the send.
+//          TAKYON_MPI_CMA=readonly: the sender acts as if writing were refused (tests the fallback);
+//          TAKYON_MPI_CMA=split: split even with more ranks than cores (tests).
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
 // behind it, keeping order) while progress keeps draining this rank's own inbox.
 #pragma once
@@ -80,6 +88,8 @@ class Engine {
   void start_recv(Request* r);
   /// Polls every channel once; returns whether anything moved.
   bool progress();
+  /// progress() without after_progress (no collective advances): safe inside a collective's step.
+  bool progress_channels();
   /// Cancels a receive not yet matched; returns whether it was cancelled.
   bool cancel_recv(Request* r);
   /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
@@ -118,10 +128,13 @@ class Engine {
 
  private:
   struct Outgoing {
-    enum class Kind : std::uint8_t { kMessage, kCts, kAck } kind;
-    Request* req;          ///< kMessage: the send
-    std::uint32_t msg_id;  ///< kCts / kAck: the sender's id
-    std::uint64_t bytes;   ///< kCts: bytes the receiver wants
+    /// kSplitCts: kCts with kFlagSplit; kSplitDone: kAck with kFlagSplit (sender -> receiver).
+    enum class Kind : std::uint8_t { kMessage, kCts, kAck, kSplitCts, kSplitDone } kind;
+    Request* req;             ///< kMessage: the send
+    std::uint32_t msg_id;     ///< kCts / kAck: the sender's id
+    std::uint64_t bytes;      ///< kCts: bytes the receiver wants; kSplitDone: 1 tail written, 0 refused
+    std::uint64_t addr = 0;   ///< kSplitCts: the receiver's buffer
+    std::uint64_t split = 0;  ///< kSplitCts: the sender writes [split, bytes)
   };
   struct Peer {
     shm::RingProducer out;
@@ -132,6 +145,11 @@ class Engine {
     std::deque<Request*> streaming_out;                    ///< cleared sends, in kCts order
     std::deque<Request*> streaming_in;                     ///< cleared receives, in kCts order
     std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
+    struct SplitIn {
+      Request* req;
+      std::uint64_t addr;  ///< the sender's data
+    };
+    std::unordered_map<std::uint32_t, SplitIn> split_in;  ///< split receives waiting for the tail
     std::uint32_t next_msg_id = 1;
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
@@ -159,9 +177,17 @@ class Engine {
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
-                       std::uint64_t addr);
+                       bool sender_busy, std::uint64_t addr);
   /// Single copy of a lone rendezvous message: reads it from the sender's memory into r->buf.
   bool read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes);
+  /// Copies [from, to) of the sender's data at `addr` into r->buf (process_vm_readv); false if refused.
+  bool read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t from, std::size_t to);
+  /// The sender's half of a split: writes [split, bytes) of r->buf to the receiver's `addr`.
+  bool write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split, std::size_t bytes);
+  /// The receiver's half of a split, once the sender has answered (wrote: whether it wrote the tail).
+  void finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool wrote);
+  /// Throws PeerFailure for a copy from/to `peer` that failed after CMA had worked on that buffer.
+  [[noreturn]] void cma_failed(int peer, const char* what) const;
   void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);
   void send_to_self(Request* r);
   void complete(Request* r);
@@ -181,6 +207,9 @@ class Engine {
   UnexpectedQueue unexpected_;
   RequestPool pool_;
   shm::InboxHeader* my_header_;
+  bool cma_split_ = false;       ///< lone large messages are copied by both ranks (every rank has a core)
+  bool oversubscribed_ = false;  ///< more ranks than cores
+  bool cma_write_ = true;        ///< process_vm_writev allowed (TAKYON_MPI_CMA=readonly: no, for tests)
 };
 
 }  // namespace takyon::mpi

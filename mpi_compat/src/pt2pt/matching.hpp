@@ -24,6 +24,7 @@ struct Unexpected {
   std::uint32_t msg_id = 0;        ///< kRts, or a synchronous eager send: what to answer
   bool sync = false;               ///< eager: the sender waits for a kAck
   bool solo = false;               ///< kRts: kFlagSolo (the data may be read from `addr` directly)
+  bool busy = false;               ///< kRts: kFlagBusy (the sender has local work meanwhile)
   std::uint64_t addr = 0;          ///< kRts: the data's address in the sender
   Request* self_sender = nullptr;  ///< a synchronous self-send completes when this is matched
   std::uint64_t serial = 0;        ///< UnexpectedQueue::added() when it was queued

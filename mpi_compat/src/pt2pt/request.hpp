@@ -60,6 +60,8 @@ struct Request {
   std::uint32_t msg_id = 0;
   std::size_t rndv_total = 0;  ///< rendezvous: bytes to move through the bulk pipeline
   std::size_t rndv_done = 0;
+  bool local_work = false;  ///< this rank has local work meanwhile: a split single copy leaves the peer more
+  bool fan_in = false;      ///< receives: one of several this rank waits for at once while sending nothing
 };
 
 /// Hands out Requests from blocks; single-threaded (the MPI thread).

@@ -35,6 +35,11 @@ inline constexpr std::uint8_t kFlagSync = 1;  ///< the sender wants a kAck once 
 /// kRts: the sender has nothing else in flight to this receiver, so the receiver may copy the data
 /// itself from the address in the payload (CMA, process_vm_readv) and answer kAck instead of kCts.
 inline constexpr std::uint8_t kFlagSolo = 2;
+/// kCts: a split single copy (receiver reads the head, sender writes the tail; pt2pt/engine.hpp);
+/// kAck: the sender's answer to it, sent to the receiver.
+inline constexpr std::uint8_t kFlagSplit = 4;
+/// kRts (with kFlagSolo): the sender has local work to do meanwhile; a split leaves the receiver more.
+inline constexpr std::uint8_t kFlagBusy = 8;
 
 struct CellHeader {
   std::atomic<std::uint32_t> seq;  ///< producer's count + 1, stored last (release)
