@@ -118,6 +118,8 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
   const bool cma = cma_wanted();
   if (mine != nullptr && layout.total_bytes() <= kPrefaultMaxBytes) {
     prefault(layout.cells(mine, 0), std::size_t(size) * layout.ring_bytes());  // every ring in this inbox
+    // The flat collectives' lines and buffers (coll/flat.hpp, 264 KiB): written by this rank only.
+    prefault(layout.flat(mine, 0), std::size_t(shm::kFlatSlots) * sizeof(shm::FlatArea));
   }
   oversubscribed_ = !has_core_each(size);
   cma_split_ = cma && (cma_split_forced() || !oversubscribed_);
