@@ -121,7 +121,9 @@ void wait_all(SlotState& s, std::uint64_t e) {
 }
 
 void enter(SlotState& s, std::uint64_t e) {
-  s.areas[std::size_t(s.rank)]->control.seq.store(s.base[std::size_t(s.rank)] + e, std::memory_order_release);
+  shm::FlatControl& mine = s.areas[std::size_t(s.rank)]->control;
+  mine.seq.store(s.base[std::size_t(s.rank)] + e, std::memory_order_release);
+  shm::demote_line(&mine);
 }
 
 /// Where this rank writes `bytes` for epoch e, once every reader of the buffer's previous data is done.
