@@ -80,22 +80,21 @@ void Schedule::recv(int peer, void* buf, std::size_t bytes) {
   steps_.push_back(s);
 }
 
-void Schedule::copy(const void* src, void* dst, std::size_t bytes) {
+void Schedule::add_copy(Step::Kind kind, const void* src, void* dst, std::size_t bytes) {
   if (bytes == 0 || src == dst) return;
-  Step s{Step::Kind::kCopy};
+  Step s{kind};
   s.src = src;
   s.dst = dst;
   s.bytes = bytes;
   steps_.push_back(s);
 }
 
+void Schedule::copy(const void* src, void* dst, std::size_t bytes) {
+  add_copy(Step::Kind::kCopy, src, dst, bytes);
+}
+
 void Schedule::copy_early(const void* src, void* dst, std::size_t bytes) {
-  if (bytes == 0 || src == dst) return;
-  Step s{Step::Kind::kCopyEarly};
-  s.src = src;
-  s.dst = dst;
-  s.bytes = bytes;
-  steps_.push_back(s);
+  add_copy(Step::Kind::kCopyEarly, src, dst, bytes);
 }
 
 void Schedule::reduce(const void* in, void* inout, std::size_t count, MPI_Datatype dt, MPI_Op op) {

@@ -125,6 +125,8 @@ class Schedule {
   };
   void start_round();
   bool finish_round();
+  /// A copy step of `kind` (kCopy or kCopyEarly); none for nothing to copy.
+  void add_copy(Step::Kind kind, const void* src, void* dst, std::size_t bytes);
 
   CommInfo* comm_;
   const char* fn_;
