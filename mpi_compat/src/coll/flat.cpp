@@ -2,6 +2,7 @@
 // Flat node-local collectives through the inboxes' shared lines (see flat.hpp).
 #include "coll/flat.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -33,8 +34,31 @@ inline void cpu_relax() {
 /// of the time went to that second miss).
 struct Seen {
   std::uint32_t bytes = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t what = 0;
   alignas(16) char inline_data[shm::kFlatInline];
 };
+
+/// The collectives that publish data, as published in FlatControl::what with their root (readers
+/// check both: ranks that call different collectives, or one whose earlier collective failed on
+/// some ranks only, get an error instead of another collective's data).
+enum class Kind : std::uint32_t { kBcast = 1, kReduce, kAllreduce, kGather, kScatter, kAllgather, kAlltoall };
+
+constexpr std::uint32_t what_of(Kind k, int root) {
+  return std::uint32_t(k) | std::uint32_t(root) << 8;
+}
+
+std::string describe(std::uint32_t what) {
+  static const char* const names[] = {"?",          "MPI_Bcast",   "MPI_Reduce",   "MPI_Allreduce",
+                                      "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall"};
+  const std::uint32_t k = what & 0xff;
+  const auto kind = Kind(k);
+  std::string name = k < std::size(names) ? names[k] : "?";
+  if (kind == Kind::kBcast || kind == Kind::kReduce || kind == Kind::kGather || kind == Kind::kScatter) {
+    name += " with root " + std::to_string(what >> 8);
+  }
+  return name;
+}
 
 /// What this rank knows of the communicator running flat collectives in one slot.
 struct SlotState {
@@ -50,6 +74,18 @@ struct SlotState {
 };
 
 std::array<SlotState, shm::kFlatSlots> g_slots;  // constant-initialized: no guard on the fast path
+
+/// The members of a freed communicator that may still read this rank's buffers of its slot: member i
+/// is done once its control line reaches until[i] (it announced, freeing the communicator itself, or
+/// entered a later epoch) or it called MPI_Finalize. Until then this rank does not offer the slot for
+/// a new communicator (slot_reusable), so nothing of a new one overwrites what they read.
+struct Quarantine {
+  std::vector<const shm::FlatControl*> lines;
+  std::vector<std::uint64_t> until;
+  std::vector<const shm::InboxHeader*> owners;
+};
+
+std::array<Quarantine, shm::kFlatSlots> g_quarantine;
 
 std::array<SlotState, shm::kFlatSlots>& slots() {
   return g_slots;
@@ -139,13 +175,16 @@ void enter(SlotState& s, std::uint64_t e) {
   if (s.size > 1) shm::demote_line(&mine);
 }
 
-/// Where this rank writes `bytes` for epoch e, once every reader of the buffer's previous data is done.
-char* publish_at(SlotState& s, std::uint64_t e, std::size_t bytes) {
+/// Where this rank writes `bytes` for epoch e of collective `what`, once every reader of the buffer's
+/// previous data is done.
+char* publish_at(SlotState& s, std::uint64_t e, std::size_t bytes, std::uint32_t what) {
   std::uint64_t& last = s.published[e & 1];
   if (last != 0) wait_all(s, last + 1);
   last = e;
   shm::FlatArea* a = s.areas[std::size_t(s.rank)];
   a->control.bytes[e & 1] = std::uint32_t(bytes);
+  a->control.epoch[e & 1] = std::uint32_t(e);
+  a->control.what[e & 1] = what;
   return a->at(e, bytes);
 }
 
@@ -156,6 +195,8 @@ Seen wait_seen(const SlotState& s, int m, std::uint64_t e) {
   auto take = [&] {
     if (c.seq.load(std::memory_order_acquire) < s.base[std::size_t(m)] + e) return false;
     v.bytes = c.bytes[e & 1];
+    v.epoch = c.epoch[e & 1];
+    v.what = c.what[e & 1];
     std::memcpy(v.inline_data, c.inline_data[e & 1], shm::kFlatInline);
     return true;
   };
@@ -163,10 +204,22 @@ Seen wait_seen(const SlotState& s, int m, std::uint64_t e) {
   return v;
 }
 
-/// Member m's data of epoch e (`v` from wait_seen), which must be `bytes` long: anything else is the
-/// error a schedule's mismatched receive gives. Inline data points into `v`.
-const char* data_of(const SlotState& s, int m, const Seen& v, std::uint64_t e, std::size_t bytes,
-                    const char* fn) {
+/// Member m's data of epoch e (`v` from wait_seen), published by collective `what` and `bytes` long:
+/// anything else is an error (for the size, the one a schedule's mismatched receive gives). Inline
+/// data points into `v`.
+const char* data_of(const SlotState& s, int m, const Seen& v, std::uint64_t e, std::uint32_t what,
+                    std::size_t bytes, const char* fn) {
+  if (v.epoch != std::uint32_t(e)) {
+    fail(MPI_ERR_OTHER, fn,
+         "rank " + std::to_string(m) + " published no data for this collective: its collectives are out of "
+         "step with rank " + std::to_string(s.rank) + "'s (an earlier collective failed on some ranks only, "
+         "or the ranks call collectives in different orders)");
+  }
+  if (v.what != what) {
+    fail(MPI_ERR_OTHER, fn,
+         "rank " + std::to_string(m) + " is in " + describe(v.what) + " where rank " + std::to_string(s.rank) +
+             " is in " + describe(what) + " (the ranks call different collectives or roots)");
+  }
   if (v.bytes != bytes) {
     fail(MPI_ERR_TRUNCATE, fn,
          "rank " + std::to_string(m) + " sent " + std::to_string(v.bytes) + " bytes where rank " +
@@ -215,14 +268,15 @@ void barrier(CommInfo& c, const char* fn) {
 void bcast(CommInfo& c, const char* fn, char* buf, std::size_t bytes, int root) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
+  const std::uint32_t what = what_of(Kind::kBcast, root);
   if (s.rank == root) {
-    copy(publish_at(s, e, bytes), buf, bytes);
+    copy(publish_at(s, e, bytes, what), buf, bytes);
     enter(s, e);
     return;
   }
   enter(s, e);
   Seen v = wait_seen(s, root, e);
-  copy(buf, data_of(s, root, v, e, bytes, fn), bytes);
+  copy(buf, data_of(s, root, v, e, what, bytes, fn), bytes);
 }
 
 void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root,
@@ -230,13 +284,14 @@ void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const Red
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   const std::size_t bytes = r.bytes();
-  copy(publish_at(s, e, bytes), send, bytes);
+  const std::uint32_t what = all ? what_of(Kind::kAllreduce, 0) : what_of(Kind::kReduce, root);
+  copy(publish_at(s, e, bytes, what), send, bytes);
   enter(s, e);
   if (!all && s.rank != root) return;
   for (int m = 0; m < s.size; ++m) s.seen[std::size_t(m)] = wait_seen(s, m, e);
   s.all_entered = e;
   // Right to left: acc = x{p-1}; acc = x{i} op acc, so lower ranks stay on the left.
-  auto data = [&](int m) { return data_of(s, m, s.seen[std::size_t(m)], e, bytes, fn); };
+  auto data = [&](int m) { return data_of(s, m, s.seen[std::size_t(m)], e, what, bytes, fn); };
   copy(recv, data(s.size - 1), bytes);
   for (int m = s.size - 2; m >= 0; --m) apply_op(r.op, r.dt, data(m), recv, r.count);
 }
@@ -244,8 +299,9 @@ void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const Red
 void gather(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block, int root) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
+  const std::uint32_t what = what_of(Kind::kGather, root);
   if (s.rank != root) {
-    copy(publish_at(s, e, block), send, block);
+    copy(publish_at(s, e, block, what), send, block);
     enter(s, e);
     return;
   }
@@ -254,7 +310,7 @@ void gather(CommInfo& c, const char* fn, const char* send, char* recv, std::size
   for (int m = 0; m < s.size; ++m) {
     if (m == root) continue;
     Seen v = wait_seen(s, m, e);
-    copy(recv + std::size_t(m) * block, data_of(s, m, v, e, block, fn), block);
+    copy(recv + std::size_t(m) * block, data_of(s, m, v, e, what, block, fn), block);
   }
 }
 
@@ -262,28 +318,30 @@ void scatter(CommInfo& c, const char* fn, const char* send, char* recv, std::siz
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   const std::size_t total = block * std::size_t(s.size);
+  const std::uint32_t what = what_of(Kind::kScatter, root);
   if (s.rank == root) {
-    copy(publish_at(s, e, total), send, total);
+    copy(publish_at(s, e, total, what), send, total);
     enter(s, e);
     if (recv != nullptr) copy(recv, send + std::size_t(root) * block, block);
     return;
   }
   enter(s, e);
   Seen v = wait_seen(s, root, e);
-  copy(recv, data_of(s, root, v, e, total, fn) + std::size_t(s.rank) * block, block);
+  copy(recv, data_of(s, root, v, e, what, total, fn) + std::size_t(s.rank) * block, block);
 }
 
 void allgather(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   char* own = recv + std::size_t(s.rank) * block;
-  copy(publish_at(s, e, block), send != nullptr ? send : own, block);
+  const std::uint32_t what = what_of(Kind::kAllgather, 0);
+  copy(publish_at(s, e, block, what), send != nullptr ? send : own, block);
   enter(s, e);
   if (send != nullptr) copy(own, send, block);
   for (int m = 0; m < s.size; ++m) {
     if (m == s.rank) continue;
     Seen v = wait_seen(s, m, e);
-    copy(recv + std::size_t(m) * block, data_of(s, m, v, e, block, fn), block);
+    copy(recv + std::size_t(m) * block, data_of(s, m, v, e, what, block, fn), block);
   }
   s.all_entered = e;
 }
@@ -292,11 +350,13 @@ void alltoall(CommInfo& c, const char* fn, const char* send, char* recv, std::si
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   const std::size_t total = block * std::size_t(s.size);
-  copy(publish_at(s, e, total), send, total);
+  const std::uint32_t what = what_of(Kind::kAlltoall, 0);
+  copy(publish_at(s, e, total, what), send, total);
   enter(s, e);
   for (int m = 0; m < s.size; ++m) {
     Seen v = wait_seen(s, m, e);
-    copy(recv + std::size_t(m) * block, data_of(s, m, v, e, total, fn) + std::size_t(s.rank) * block, block);
+    copy(recv + std::size_t(m) * block, data_of(s, m, v, e, what, total, fn) + std::size_t(s.rank) * block,
+         block);
   }
   s.all_entered = e;
 }
@@ -305,8 +365,36 @@ void release(CommInfo& c) {
   if (c.slot >= shm::kFlatSlots) return;
   SlotState& s = slots()[std::size_t(c.slot)];
   if (s.comm != &c) return;
-  if (s.epoch > 0 && s.size > 1) barrier(c, "MPI_Comm_free");
+  if (s.epoch > 0 && s.size > 1) {
+    // Announce, never wait (MPI_Comm_free is local in practice: ranks free in different orders, or
+    // not at all): "entered" one epoch past the last tells the others this rank has read everything.
+    const std::uint64_t done = s.epoch + 1;
+    enter(s, done);
+    const std::uint64_t last = std::max(s.published[0], s.published[1]);
+    if (last != 0 && s.all_entered < last + 1) {
+      Quarantine& q = g_quarantine[std::size_t(c.slot)];
+      for (int m = 0; m < s.size; ++m) {
+        if (m == s.rank || has_entered(s, m, done)) continue;
+        q.lines.push_back(&s.areas[std::size_t(m)]->control);
+        q.until.push_back(s.base[std::size_t(m)] + done);
+        q.owners.push_back(static_cast<const shm::InboxHeader*>(inbox_of(to_world(c, m))));
+      }
+    }
+  }
   s = SlotState{};
+}
+
+bool slot_reusable(int slot) {
+  if (slot >= shm::kFlatSlots) return true;
+  Quarantine& q = g_quarantine[std::size_t(slot)];
+  for (std::size_t i = 0; i < q.lines.size(); ++i) {
+    if (q.lines[i]->seq.load(std::memory_order_acquire) < q.until[i] &&
+        q.owners[i]->finalized.load(std::memory_order_acquire) == 0) {
+      return false;
+    }
+  }
+  q = Quarantine{};
+  return true;
 }
 
 }  // namespace takyon::mpi::flat

@@ -10,8 +10,11 @@
 // it last published in b (having entered e + 1, a member has read everything of e). Sequence values
 // only grow; a communicator learns each member's value at its first flat collective (a point-to-point
 // exchange) and counts its epochs from there, so values left by a freed communicator of the same slot
-// never satisfy a wait. MPI_Comm_free runs one flat barrier first (release()), so no member still
-// reads a freed communicator's buffers when the slot's next communicator writes them.
+// never satisfy a wait. MPI_Comm_free waits for nobody: it announces that this rank is done (release()),
+// and a rank whose buffers others may still read does not offer the slot for a new communicator until
+// they have announced too or finalized (slot_reusable), so nobody reads a new communicator's data as a
+// freed one's. Readers check the epoch and collective of what they read (out-of-step ranks get an
+// error, not another collective's data).
 // One rank: the same code on a process-local area. Waiting: poll, progressing the engine (nonblocking
 // operations and other ranks' traffic move meanwhile), Backoff (yields at once when oversubscribed),
 // and a dead peer is an error (Engine::check_peers), never a hang.
@@ -49,7 +52,11 @@ void allgather(CommInfo& c, const char* fn, const char* send, char* recv, std::s
 /// `send` may equal `recv` (in place): p blocks each.
 void alltoall(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block);
 
-/// MPI_Comm_free (release_comm): if `c` ran flat collectives, a last flat barrier, then forgets it.
+/// MPI_Comm_free (release_comm): if `c` ran flat collectives, announces that this rank is done with
+/// them (no wait) and forgets it.
 void release(CommInfo& c);
+/// Whether this rank may offer context slot `slot` for a new communicator: no member of a freed
+/// communicator of the slot may still read this rank's flat buffers (free_slots asks).
+[[nodiscard]] bool slot_reusable(int slot);
 
 }  // namespace takyon::mpi::flat

@@ -122,6 +122,8 @@ struct alignas(kCacheLine) FlatControl {
   std::atomic<std::uint64_t> seq;                ///< the last epoch the owner entered (stored last, release)
   std::uint32_t bytes[2];                        ///< bytes published in each buffer (readers check them)
   alignas(16) char inline_data[2][kFlatInline];  ///< 16-aligned: reductions read items of up to 16 bytes
+  std::uint32_t epoch[2];  ///< the epoch (low 32 bits) whose data each buffer holds (readers check it)
+  std::uint32_t what[2];   ///< the collective and root that published it (readers check them)
 };
 static_assert(sizeof(FlatControl) == kCacheLine);
 
