@@ -69,6 +69,7 @@ struct SlotState {
   std::uint64_t all_entered = 0;        ///< every member is known to have entered this epoch
   std::uint64_t published[2] = {0, 0};  ///< the epoch this rank last wrote buffer b in (0: never)
   std::vector<shm::FlatArea*> areas;    ///< each member's area of the slot, by rank
+  std::vector<shm::FlatBig*> big;       ///< each member's larger buffers (slots below kFlatBigSlots)
   std::vector<std::uint64_t> base;      ///< each member's sequence value at the first flat collective
   std::vector<Seen> seen;               ///< reduce: what each member published (wait_seen)
 };
@@ -112,8 +113,12 @@ SlotState& state(CommInfo& c, const char* fn) {
     s.areas[0] = local_area(c.slot);
     s.base[0] = s.areas[0]->control.seq.load(std::memory_order_relaxed);
   } else {
+    const bool big = c.slot < shm::kFlatBigSlots;
+    if (big) s.big.resize(std::size_t(s.size));
     for (int m = 0; m < s.size; ++m) {
-      s.areas[std::size_t(m)] = inbox_layout().flat(inbox_of(to_world(c, m)), c.slot);
+      void* inbox = inbox_of(to_world(c, m));
+      s.areas[std::size_t(m)] = inbox_layout().flat(inbox, c.slot);
+      if (big) s.big[std::size_t(m)] = inbox_layout().flat_big(inbox, c.slot);
     }
     // Each member's current value: a point-to-point exchange in the collective context, once.
     std::uint64_t mine = s.areas[std::size_t(s.rank)]->control.seq.load(std::memory_order_relaxed);
@@ -175,6 +180,11 @@ void enter(SlotState& s, std::uint64_t e) {
   if (s.size > 1) shm::demote_line(&mine);
 }
 
+/// Member m's buffer of epoch e for data of `bytes` (more than kFlatInline) bytes.
+char* buffer_of(const SlotState& s, int m, std::uint64_t e, std::size_t bytes) {
+  return bytes <= shm::kFlatBytes ? s.areas[std::size_t(m)]->data[e & 1] : s.big[std::size_t(m)]->data[e & 1];
+}
+
 /// Where this rank writes `bytes` for epoch e of collective `what`, once every reader of the buffer's
 /// previous data is done.
 char* publish_at(SlotState& s, std::uint64_t e, std::size_t bytes, std::uint32_t what) {
@@ -185,7 +195,7 @@ char* publish_at(SlotState& s, std::uint64_t e, std::size_t bytes, std::uint32_t
   a->control.bytes[e & 1] = std::uint32_t(bytes);
   a->control.epoch[e & 1] = std::uint32_t(e);
   a->control.what[e & 1] = what;
-  return a->at(e, bytes);
+  return bytes <= shm::kFlatInline ? a->control.inline_data[e & 1] : buffer_of(s, s.rank, e, bytes);
 }
 
 /// Waits until member m (any rank, this one included) has entered epoch e and takes its Seen.
@@ -226,14 +236,22 @@ const char* data_of(const SlotState& s, int m, const Seen& v, std::uint64_t e, s
              std::to_string(s.rank) + " expected " + std::to_string(bytes) +
              " (counts, datatypes or the root differ across ranks)");
   }
-  return bytes <= shm::kFlatInline ? v.inline_data : s.areas[std::size_t(m)]->data[e & 1];
+  return bytes <= shm::kFlatInline ? v.inline_data : buffer_of(s, m, e, bytes);
 }
+
+/// An allreduce of more bytes than this splits the reduction (reduce()): each rank reduces 1/p of the
+/// items of every vector, publishes its share in a second epoch and copies the others' shares.
+constexpr std::size_t kSplitAllreduceMin = 8 * 1024;
 
 void copy(void* dst, const void* src, std::size_t n) {
   if (n != 0 && dst != src) std::memcpy(dst, src, n);
 }
 
 }  // namespace
+
+std::size_t max_publish(const CommInfo& c) {
+  return c.slot < shm::kFlatBigSlots && comm_size(c) > 1 ? shm::kFlatBigBytes : shm::kFlatBytes;
+}
 
 bool usable(const CommInfo& c) {
   if (c.slot >= shm::kFlatSlots) return false;
@@ -292,8 +310,29 @@ void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const Red
   s.all_entered = e;
   // Right to left: acc = x{p-1}; acc = x{i} op acc, so lower ranks stay on the left.
   auto data = [&](int m) { return data_of(s, m, s.seen[std::size_t(m)], e, what, bytes, fn); };
-  copy(recv, data(s.size - 1), bytes);
-  for (int m = s.size - 2; m >= 0; --m) apply_op(r.op, r.dt, data(m), recv, r.count);
+  if (!all || bytes <= kSplitAllreduceMin || r.count < std::size_t(s.size)) {
+    copy(recv, data(s.size - 1), bytes);
+    for (int m = s.size - 2; m >= 0; --m) apply_op(r.op, r.dt, data(m), recv, r.count);
+    return;
+  }
+  // Split: rank q reduces items [first(q), first(q + 1)) of every vector and publishes them in the
+  // next epoch; then every rank copies the others' shares.
+  auto first = [&](int q) { return r.count * std::size_t(q) / std::size_t(s.size); };
+  const std::size_t off = first(s.rank) * r.item;
+  const std::size_t n = first(s.rank + 1) - first(s.rank);
+  char* mine = recv + off;
+  copy(mine, data(s.size - 1) + off, n * r.item);
+  for (int m = s.size - 2; m >= 0; --m) apply_op(r.op, r.dt, data(m) + off, mine, n);
+  const std::uint64_t e2 = ++s.epoch;
+  copy(publish_at(s, e2, n * r.item, what), mine, n * r.item);
+  enter(s, e2);
+  for (int q = 0; q < s.size; ++q) {
+    if (q == s.rank) continue;
+    const std::size_t share = (first(q + 1) - first(q)) * r.item;
+    Seen v = wait_seen(s, q, e2);
+    copy(recv + first(q) * r.item, data_of(s, q, v, e2, what, share, fn), share);
+  }
+  s.all_entered = e2;
 }
 
 void gather(CommInfo& c, const char* fn, const char* send, char* recv, std::size_t block, int root) {

@@ -32,15 +32,17 @@ namespace takyon::mpi::flat {
 /// Whether `c`'s collectives can run flat: its context slot is below shm::kFlatSlots and it has one
 /// rank or every member's inbox is mapped here. The same answer on every member.
 [[nodiscard]] bool usable(const CommInfo& c);
-/// The most bytes one rank may publish in one collective (bcast: the message; reduce, allreduce: the
-/// vector; gather, allgather: a block; scatter, alltoall: p blocks).
-inline constexpr std::size_t kMaxPublish = 4096;
+/// The most bytes one rank may publish in one collective on `c` (bcast: the message; reduce,
+/// allreduce: the vector; gather, allgather: a block; scatter, alltoall: p blocks): 64 KiB in the
+/// lowest context slots (shm::kFlatBigSlots) of multi-rank communicators, 4 KiB otherwise.
+[[nodiscard]] std::size_t max_publish(const CommInfo& c);
 
 void barrier(CommInfo& c, const char* fn);
 /// `buf`: the root's data in, every other rank's out.
 void bcast(CommInfo& c, const char* fn, char* buf, std::size_t bytes, int root);
 /// Rank-ordered (x0 op x1 op ... op x{p-1}, the same bits on every rank; any op). `recv`: the root's,
-/// or every rank's when `all`; `send` may equal `recv`.
+/// or every rank's when `all`; `send` may equal `recv`. An allreduce of more than 8 KiB (and at least
+/// p items) takes two epochs: each rank reduces its 1/p of the items and publishes that share.
 void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const ReduceSpec& r, int root,
             bool all);
 /// `recv` (root): p blocks; the root's own block is copied from `send` unless `send` is null (in place).

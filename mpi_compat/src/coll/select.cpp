@@ -11,6 +11,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "pt2pt/backoff.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -61,7 +62,7 @@ constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 
 /// Flat shared-memory collectives (coll/flat.hpp): up to this many ranks (the flat reductions read
 /// every rank's vector on every rank: p^2 lines; measured up to 5) and this many bytes published per
-/// rank (scatter, alltoall: p blocks), never more than flat::kMaxPublish. p50 per call, mpi_coll, flat
+/// rank (scatter, alltoall: p blocks), never more than flat::max_publish. p50 per call, mpi_coll, flat
 /// against the schedules (bcast/reduce/gather/scatter linear, allreduce/allgather recursive doubling,
 /// alltoall linear at np 2, Bruck at np 4), 2-core VM at load 3-5:
 ///   np 4 (on 2 cores), 8 B / 4 KiB: barrier 1.64 vs 2.02 us, bcast 1.54 / 1.45 vs 1.77 / 2.34,
@@ -77,6 +78,11 @@ constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 constexpr int kFlatMaxRanks = 16;
 constexpr std::size_t kFlatMax = 4096;
 constexpr std::size_t kFlatMaxTwoRanks = 1024;  ///< bcast, allreduce, allgather on 2 ranks
+/// With more ranks than cores (and more than 2 ranks), the flat collectives up to this many bytes
+/// published per rank (where the communicator has the larger buffers, flat::max_publish): a rank
+/// that publishes leaves at once, and a reader copies when it gets a core, where a rendezvous needs
+/// both ends running at once.
+constexpr std::size_t kFlatMaxOversubscribed = 64 * 1024;
 
 /// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective.
 struct Forced {
@@ -208,6 +214,7 @@ bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
   if (f >= 0) return std::size_t(f) == kShm[int(k)];
   if (p > kFlatMaxRanks) return false;
   const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
+  if (p > 2 && Backoff::is_oversubscribed()) return bytes <= kFlatMaxOversubscribed;
   return bytes <= (p == 2 && one_exchange ? kFlatMaxTwoRanks : kFlatMax);
 }
 

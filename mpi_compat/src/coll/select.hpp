@@ -30,7 +30,7 @@ AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn);
 RootedAlgo select_gather(std::size_t block, int p, const char* fn);
 RootedAlgo select_scatter(std::size_t block, int p, const char* fn);
 /// Whether the blocking collective `k` runs flat on a communicator of `p` ranks that can
-/// (flat::usable) when one rank publishes `bytes` (at most flat::kMaxPublish): TAKYON_MPI_COLL_<NAME>=shm
+/// (flat::usable) when one rank publishes `bytes` (at most flat::max_publish): TAKYON_MPI_COLL_<NAME>=shm
 /// forces it (on communicators that cannot, and for the nonblocking forms, the default algorithm
 /// runs), any other forced algorithm excludes it (TAKYON_MPI_COLL_BARRIER: dissemination, shm).
 bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn);

@@ -6,6 +6,7 @@
 //   cells[nranks][ncells] of cell_bytes              (one SPSC ring per source rank)
 //   BulkSlot[nranks][nchunks] + chunks of chunk_bytes (one rendezvous pipeline per source rank)
 //   FlatArea[kFlatSlots]                             (the owner's flat-collective lines, coll/flat.hpp)
+//   FlatBig[kFlatBigSlots]                           (larger flat buffers of the lowest slots)
 //
 // A cell's first cache line holds the sequence word, the envelope and the first kInlineBytes of the
 // payload, so a message of up to 40 bytes is one cache line written by the sender, read by the receiver.
@@ -130,10 +131,16 @@ static_assert(sizeof(FlatControl) == kCacheLine);
 struct FlatArea {
   FlatControl control;
   alignas(kCacheLine) char data[2][kFlatBytes];
-  /// Where the owner's data of epoch `epoch` (of `bytes` bytes) lies.
-  char* at(std::uint64_t epoch, std::size_t bytes) {
-    return bytes <= kFlatInline ? control.inline_data[epoch & 1] : data[epoch & 1];
-  }
+};
+
+/// Larger flat buffers (2 x 64 KiB) for the lowest context slots (WORLD and the first communicators
+/// created): the flat collectives of up to kFlatBigBytes per rank, used where ranks share cores
+/// (coll/select.cpp). Pages are touched only when used.
+inline constexpr int kFlatBigSlots = 4;
+inline constexpr std::size_t kFlatBigBytes = 64 * 1024;
+
+struct FlatBig {
+  alignas(4096) char data[2][kFlatBigBytes];
 };
 
 /// Where everything lies in one inbox, computed alike by its owner and by every peer.
@@ -159,7 +166,10 @@ struct InboxLayout {
     std::size_t end = chunks_offset() + std::size_t{nranks} * bulk_bytes();
     return (end + 4095) & ~std::size_t{4095};
   }
-  [[nodiscard]] std::size_t total_bytes() const { return flat_offset() + kFlatSlots * sizeof(FlatArea); }
+  [[nodiscard]] std::size_t flat_big_offset() const {
+    return (flat_offset() + kFlatSlots * sizeof(FlatArea) + 4095) & ~std::size_t{4095};
+  }
+  [[nodiscard]] std::size_t total_bytes() const { return flat_big_offset() + kFlatBigSlots * sizeof(FlatBig); }
 
   [[nodiscard]] RingControl* control(void* base, int src) const {
     return reinterpret_cast<RingControl*>(static_cast<char*>(base) + controls_offset()) + src;
@@ -176,6 +186,10 @@ struct InboxLayout {
 
   [[nodiscard]] FlatArea* flat(void* base, int slot) const {
     return reinterpret_cast<FlatArea*>(static_cast<char*>(base) + flat_offset()) + slot;
+  }
+  /// Slot `slot`'s larger buffers (slot < kFlatBigSlots).
+  [[nodiscard]] FlatBig* flat_big(void* base, int slot) const {
+    return reinterpret_cast<FlatBig*>(static_cast<char*>(base) + flat_big_offset()) + slot;
   }
 
   /// The geometry for `nranks` ranks on the node, sized down so an inbox stays near 64 MiB at most.

@@ -7,7 +7,7 @@
 #include "test_util.h"
 
 static int rank_, size_;
-static const int kCounts[] = {0, 1, 7, 300, 20000}; /* ints: up to 80 KB per block */
+static const int kCounts[] = {0, 1, 7, 300, 2000, 16384, 20000}; /* ints: up to 80 KB per block (8 and 64 KiB: the large flat buffers) */
 #define NCOUNTS ((int)(sizeof kCounts / sizeof kCounts[0]))
 
 static int val(int r, int i) { return r * 100003 + i * 7 + 1; }
