@@ -489,6 +489,17 @@ bool Engine::probe(int ctx, int source, int tag, ProbeResult& out) {
   return true;
 }
 
+template <class Chan>
+void Engine::handle_and_release(Chan& chan, Peer& p, int source, const shm::CellHeader* cell) {
+  // Released even when handling throws (a PeerFailure out of a rendezvous copy): a cell left in the
+  // channel would be handled again at the next progress, and an RTS matched to a second receive.
+  struct Release {
+    Chan& chan;
+    ~Release() { chan.release(); }
+  } release{chan};
+  handle_cell(p, source, cell);
+}
+
 void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
   switch (cell->kind) {
     case shm::CellKind::kEager: {
@@ -599,8 +610,7 @@ int Engine::take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::si
     p.in.release();
     return 1;
   }
-  handle_cell(p, source, cell);
-  p.in.release();
+  handle_and_release(p.in, p, source, cell);
   return -1;
 }
 
@@ -689,8 +699,7 @@ bool Engine::progress_except(int skip_ring) {
     }
     if (skip_ring != source && skip_ring != kAnySource) {
       while (const shm::CellHeader* cell = p.in.peek()) {
-        handle_cell(p, source, cell);
-        p.in.release();
+        handle_and_release(p.in, p, source, cell);
         moved = true;
       }
     }
@@ -735,8 +744,7 @@ bool Engine::progress_path(Peer& p, int source) {
   bool moved = false;
   PathChannel& path = *p.path;
   while (const shm::CellHeader* cell = path.peek()) {
-    handle_cell(p, source, cell);
-    path.release();
+    handle_and_release(path, p, source, cell);
     moved = true;
   }
   if (!p.pending.empty()) {

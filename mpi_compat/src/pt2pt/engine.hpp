@@ -175,6 +175,10 @@ class Engine {
   void flush_pending(Peer& p, int dest);
   void queue_or_emit(Peer& p, int dest, const Outgoing& o);
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
+  /// handle_cell, then releases the cell from `chan` (the peer's ring or path) exactly once, also when
+  /// handling throws. Every caller of handle_cell goes through here.
+  template <class Chan>
+  void handle_and_release(Chan& chan, Peer& p, int source, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
                        bool sender_busy, std::uint64_t addr);

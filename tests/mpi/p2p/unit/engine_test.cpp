@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Two engines in one process, wired through real inbox segments: the eager, synchronous and
-// rendezvous protocols, unexpected messages, ANY_SOURCE, truncation, cancel and ring-full flow control.
+// rendezvous protocols, unexpected messages, ANY_SOURCE, truncation, cancel and ring-full flow control;
+// failures: a cell whose handling throws.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +54,15 @@ class EnginePair : public ::testing::Test {
     r->tag = tag;
     e_[at]->start_recv(r);
     return r;
+  }
+  /// Rebuilds both engines with TAKYON_MPI_CMA=`cma` (read at construction).
+  void rebuild(const char* cma) {
+    setenv("TAKYON_MPI_CMA", cma, 1);
+    std::vector<void*> bases{seg_[0].data(), seg_[1].data()};
+    std::vector<int> pids{getpid(), getpid()};
+    e_[0] = std::make_unique<Engine>(0, 2, layout_, bases, pids);
+    e_[1] = std::make_unique<Engine>(1, 2, layout_, bases, pids);
+    unsetenv("TAKYON_MPI_CMA");
   }
   /// Progresses both engines until every request is complete (bounded).
   void drive(std::initializer_list<Request*> reqs) {
@@ -190,6 +203,32 @@ TEST_F(EnginePair, SoloRendezvousFallsBackWhenTheSenderCannotBeRead) {
     drive({r, s});
     EXPECT_EQ(x, a) << "round " << round;
   }
+}
+
+// A cell whose handling throws is consumed all the same, once. Here the split single copy's head read
+// fails after its first-page probe worked (the sender's buffer has one readable page): PeerFailure out
+// of progress(). A receive posted after the error must not be matched to that kRts again (it would wait
+// for data that never comes, or take another message's), and gets the next message.
+TEST_F(EnginePair, CellWhoseHandlingThrowsIsConsumedOnce) {
+  rebuild("split");
+  const std::size_t n = 256 * 1024;
+  void* mem = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  std::memset(mem, 0x11, 4096);
+  ASSERT_EQ(mprotect(static_cast<char*>(mem) + 4096, n - 4096, PROT_NONE), 0);
+  std::vector<char> x(n, 0), y(n, 0);
+  Request* r1 = recv(1, 0, 5, x.data(), n);
+  send(0, 1, 5, mem, n);
+  EXPECT_THROW(e_[1]->progress(), PeerFailure);
+  EXPECT_FALSE(r1->complete);
+  Request* r2 = recv(1, 0, 5, y.data(), n);
+  const char small[16] = "after the error";
+  send(0, 1, 5, small, sizeof small);
+  for (int i = 0; i < 1000 && !r2->complete; ++i) EXPECT_NO_THROW(e_[1]->progress());
+  ASSERT_TRUE(r2->complete) << "the second receive was matched to the failed message again";
+  EXPECT_EQ(r2->status_bytes, sizeof small);
+  EXPECT_EQ(std::memcmp(y.data(), small, sizeof small), 0);
+  munmap(mem, n);
 }
 
 }  // namespace
