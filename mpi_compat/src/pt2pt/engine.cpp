@@ -471,6 +471,50 @@ void Engine::start_recv(Request* r) {
   posted_.post(r);
 }
 
+bool Engine::holds_recv(const Peer& p, const Request* r) {
+  for (const auto& [id, in] : p.split_in) {
+    if (in.req == r) return true;
+  }
+  return std::find(p.streaming_in.begin(), p.streaming_in.end(), r) != p.streaming_in.end();
+}
+
+void Engine::abandon_recv(Request* r) noexcept {
+  if (!r->complete && r->recv_state == RecvState::kPosted) cancel_recv(r);
+  const int source = r->status_source;
+  const bool remote = source >= 0 && source < size_ && source != rank_;
+  if (!r->complete && r->recv_state == RecvState::kMatched && remote) {
+    Peer& p = peers_[std::size_t(source)];
+    // Only this peer's channel: other peers may be the ones that failed, and no collective advances
+    // from inside a schedule's destructor.
+    Backoff backoff;
+    while (!r->complete && holds_recv(p, r)) {
+      bool moved = false;
+      try {
+        moved = progress_peer(p, source, true);
+      } catch (...) {
+        // A path's error is about its peer and comes again at every poll; a ring's cell that failed
+        // (a refused copy) is consumed, so the loop looks again.
+        if (p.path) break;
+        moved = true;
+      }
+      if (moved) {
+        backoff.reset();
+      } else if (backoff.idle() && peer_gone(source)) {
+        break;
+      }
+    }
+    if (!r->complete) {  // the sender is gone: nothing may write into r->buf on its behalf later
+      for (auto it = p.split_in.begin(); it != p.split_in.end();) {
+        it = it->second.req == r ? p.split_in.erase(it) : std::next(it);
+      }
+      std::erase(p.streaming_in, r);
+    }
+  }
+  r->recv_state = RecvState::kIdle;
+  r->active = false;
+  pool_.release(r);
+}
+
 bool Engine::cancel_recv(Request* r) {
   if (r->recv_state != RecvState::kPosted || !posted_.remove(r)) return false;
   r->recv_state = RecvState::kIdle;
@@ -689,26 +733,29 @@ bool Engine::progress_channels() {
   return progress_except(kNoRank);
 }
 
+bool Engine::progress_peer(Peer& p, int source, bool drain_ring) {
+  if (p.path) return progress_path(p, source);
+  bool moved = false;
+  if (drain_ring) {
+    while (const shm::CellHeader* cell = p.in.peek()) {
+      handle_and_release(p.in, p, source, cell);
+      moved = true;
+    }
+  }
+  if (!p.pending.empty()) {
+    std::size_t before = p.pending.size();
+    flush_pending(p, source);
+    moved = moved || p.pending.size() != before;
+  }
+  if (!p.streaming_out.empty() || !p.streaming_in.empty()) moved = pump_streams(p) || moved;
+  return moved;
+}
+
 bool Engine::progress_except(int skip_ring) {
   bool moved = false;
   for (int source : remote_) {
-    Peer& p = peers_[std::size_t(source)];
-    if (p.path) {
-      moved = progress_path(p, source) || moved;
-      continue;
-    }
-    if (skip_ring != source && skip_ring != kAnySource) {
-      while (const shm::CellHeader* cell = p.in.peek()) {
-        handle_and_release(p.in, p, source, cell);
-        moved = true;
-      }
-    }
-    if (!p.pending.empty()) {
-      std::size_t before = p.pending.size();
-      flush_pending(p, source);
-      moved = moved || p.pending.size() != before;
-    }
-    if (!p.streaming_out.empty() || !p.streaming_in.empty()) moved = pump_streams(p) || moved;
+    const bool drain = skip_ring != source && skip_ring != kAnySource;
+    moved = progress_peer(peers_[std::size_t(source)], source, drain) || moved;
   }
   if (after_progress != nullptr) moved = after_progress() || moved;
   return moved;
@@ -759,13 +806,24 @@ bool Engine::progress_path(Peer& p, int source) {
 // ---------------------------------------------------------------------------------------------
 // Liveness
 
+bool Engine::exited(const Peer& p) {
+  return (kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid);
+}
+
+bool Engine::peer_gone(int world_rank) const noexcept {
+  if (world_rank < 0 || world_rank >= size_ || world_rank == rank_) return false;
+  const Peer& p = peers_[std::size_t(world_rank)];
+  if (p.header != nullptr && p.header->finalized.load(std::memory_order_acquire) != 0) return true;
+  return p.pid > 0 && exited(p);
+}
+
 void Engine::check_peers() const {
   for (int r : remote_) {
     const Peer& p = peers_[std::size_t(r)];
     // A path peer reaches MPI_Finalize's barrier alive; its path reports a disconnect on its own.
     if (p.header != nullptr && p.header->finalized.load(std::memory_order_acquire) != 0) continue;
     if (p.pid <= 0) continue;  // another host: only its path can tell
-    if ((kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid)) {
+    if (exited(p)) {
       throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.pid) +
                         ") exited without calling MPI_Finalize");
     }

@@ -92,6 +92,12 @@ class Engine {
   bool progress_channels();
   /// Cancels a receive not yet matched; returns whether it was cancelled.
   bool cancel_recv(Request* r);
+  /// Gives up a receive whose buffer its owner is about to free or reuse (a failed collective's
+  /// schedule), then releases `r`: cancelled if still posted; if matched, the sender's channel is
+  /// progressed until the receive completes or the sender is gone (finalized or exited; a peer that
+  /// lives on without progressing keeps this waiting), and then nothing writes to r->buf any more (a
+  /// split's sender writes into it from its own process until it answers). Never throws.
+  void abandon_recv(Request* r) noexcept;
   /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
   bool probe(int ctx, int source, int tag, ProbeResult& out);
   /// Releases `r` now if it is complete, else marks it to be released when it completes.
@@ -117,6 +123,9 @@ class Engine {
   }
   /// Throws PeerFailure naming the first peer that exited without MPI_Finalize.
   void check_peers() const;
+  /// Whether `world_rank` will never move another byte: it marked itself finalized, or its process
+  /// exited (the test check_peers makes; false for a peer on another host). Never throws.
+  [[nodiscard]] bool peer_gone(int world_rank) const noexcept;
   /// Whether control messages or sends still wait for ring space.
   [[nodiscard]] bool has_pending_output() const;
   /// Marks this rank finalized in its inbox (peers will not treat its exit as a failure).
@@ -190,6 +199,12 @@ class Engine {
   bool write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split, std::size_t bytes);
   /// The receiver's half of a split, once the sender has answered (wrote: whether it wrote the tail).
   void finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool wrote);
+  /// Whether p's process has exited (kill(pid, 0) and /proc).
+  static bool exited(const Peer& p);
+  /// Progresses p's channel only (cells, pending output, streams); returns whether anything moved.
+  bool progress_peer(Peer& p, int source, bool drain_ring);
+  /// Whether the engine still holds matched receive `r` from p (a split or streaming receive).
+  static bool holds_recv(const Peer& p, const Request* r);
   /// Throws PeerFailure for a copy from/to `peer` that failed after CMA had worked on that buffer.
   [[noreturn]] void cma_failed(int peer, const char* what) const;
   void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);

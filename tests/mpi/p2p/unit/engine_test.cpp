@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Two engines in one process, wired through real inbox segments: the eager, synchronous and
 // rendezvous protocols, unexpected messages, ANY_SOURCE, truncation, cancel and ring-full flow control;
-// failures: a cell whose handling throws.
+// failures: a cell whose handling throws, abandoned receives.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pt2pt/engine.hpp"
@@ -63,6 +65,11 @@ class EnginePair : public ::testing::Test {
     e_[0] = std::make_unique<Engine>(0, 2, layout_, bases, pids);
     e_[1] = std::make_unique<Engine>(1, 2, layout_, bases, pids);
     unsetenv("TAKYON_MPI_CMA");
+  }
+  /// Progresses the receiving engine until `r` is matched to a message (bounded).
+  void match(Request* r) {
+    for (int i = 0; i < 100'000 && r->recv_state != RecvState::kMatched; ++i) e_[1]->progress();
+    ASSERT_EQ(r->recv_state, RecvState::kMatched);
   }
   /// Progresses both engines until every request is complete (bounded).
   void drive(std::initializer_list<Request*> reqs) {
@@ -229,6 +236,61 @@ TEST_F(EnginePair, CellWhoseHandlingThrowsIsConsumedOnce) {
   EXPECT_EQ(r2->status_bytes, sizeof small);
   EXPECT_EQ(std::memcmp(y.data(), small, sizeof small), 0);
   munmap(mem, n);
+}
+
+// A matched receive given up (what a failed collective's schedule does): while its sender lives and
+// progresses, abandon_recv waits until the data has landed; afterwards nothing writes into the buffer
+// (its owner frees or reuses it). Split (the sender writes the tail), split refused (the receiver reads
+// it), the pipeline.
+TEST_F(EnginePair, AbandonedReceiveWaitsForALiveSender) {
+  const std::size_t n = 512 * 1024;
+  std::vector<char> a(n), x(n);
+  for (std::size_t i = 0; i < n; ++i) a[i] = char(i * 7 + 3);
+  for (const char* cma : {"split", "readonly", "0"}) {
+    SCOPED_TRACE(cma);
+    rebuild(cma);
+    std::fill(x.begin(), x.end(), 0);
+    Request* r = recv(1, 0, 6, x.data(), n);
+    Request* s = send(0, 1, 6, a.data(), n);
+    match(r);
+    if (r->complete) continue;  // a lone single copy (no core per rank here): nothing in flight
+    std::atomic<bool> stop{false};
+    std::thread sender([&] {
+      while (!stop.load()) e_[0]->progress();
+    });
+    e_[1]->abandon_recv(r);
+    stop = true;
+    sender.join();
+    EXPECT_EQ(x, a) << "abandoned before the data landed";
+    std::fill(x.begin(), x.end(), 0x5a);
+    drive({s});
+    for (int i = 0; i < 1000; ++i) e_[1]->progress();
+    EXPECT_TRUE(std::all_of(x.begin(), x.end(), [](char c) { return c == 0x5a; })) << "written after abandon";
+  }
+}
+
+// Once the sender is gone (here: marked finalized), a matched receive is cut off: a late answer of the
+// sender (a refused split's kSplitDone, pipeline data) no longer reaches the buffer.
+TEST_F(EnginePair, AbandonedReceiveIsCutOffWhenTheSenderIsGone) {
+  const std::size_t n = 512 * 1024;
+  std::vector<char> a(n, 'a'), x(n);
+  for (const char* cma : {"readonly", "0"}) {
+    SCOPED_TRACE(cma);
+    rebuild(cma);
+    Request* r = recv(1, 0, 7, x.data(), n);
+    send(0, 1, 7, a.data(), n);
+    match(r);
+    if (r->complete) continue;  // a lone single copy (no core per rank here): nothing in flight
+    e_[0]->mark_finalized();
+    EXPECT_TRUE(e_[1]->peer_gone(0));
+    e_[1]->abandon_recv(r);
+    std::fill(x.begin(), x.end(), 0x5a);
+    for (int i = 0; i < 1000; ++i) {
+      e_[0]->progress();
+      e_[1]->progress();
+    }
+    EXPECT_TRUE(std::all_of(x.begin(), x.end(), [](char c) { return c == 0x5a; })) << "written after abandon";
+  }
 }
 
 }  // namespace
