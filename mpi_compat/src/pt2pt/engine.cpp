@@ -2,9 +2,11 @@
 // The point-to-point engine: protocols, matching glue and progress (see engine.hpp).
 #include "pt2pt/engine.hpp"
 
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -136,6 +138,11 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     remote_.push_back(r);
     Peer& p = peers_[std::size_t(r)];
     p.pid = pids[std::size_t(r)];
+#ifdef SYS_pidfd_open
+    // Opened now, while the peer is known alive (it joined the job): the fd keeps naming that process
+    // after its pid is reused. A rank that died already gives ESRCH: the pid checks find it gone.
+    if (p.pid > 0) p.pidfd = int(syscall(SYS_pidfd_open, p.pid, 0));
+#endif
     void* theirs = inboxes[std::size_t(r)];
     if (theirs == nullptr) continue;  // a path channel (attach_path)
     p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells,
@@ -154,7 +161,11 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
   }
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  for (const Peer& p : peers_) {
+    if (p.pidfd >= 0) close(p.pidfd);
+  }
+}
 
 void Engine::attach_path(int peer, std::unique_ptr<PathChannel> path) {
   peers_[std::size_t(peer)].path = std::move(path);
@@ -344,6 +355,12 @@ bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t fro
     }
     done += std::size_t(n);
   }
+  // A sender that exited meanwhile may have had its pid reused: what was read may be another
+  // process's memory. One poll per large message (not after the split's first-page probe).
+  if (r->rndv_total >= kCmaSplitMin && to > kCmaProbeBytes && p.pidfd >= 0 && exited(p)) {
+    p.cma = false;
+    return false;
+  }
   return true;
 }
 
@@ -354,6 +371,9 @@ bool Engine::read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size
 bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split,
                                std::size_t bytes) {
   if (!cma_write_) return false;
+  // A receiver that exited may have had its pid reused: never write into whatever process has it now
+  // (refused: the kSplitDone says so; a dead receiver reads nothing anyway).
+  if (p.pidfd >= 0 && exited(p)) return false;
   std::size_t done = split;
   while (done < bytes) {
     iovec local{static_cast<char*>(r->buf) + done, bytes - done};
@@ -807,6 +827,10 @@ bool Engine::progress_path(Peer& p, int source) {
 // Liveness
 
 bool Engine::exited(const Peer& p) {
+  if (p.pidfd >= 0) {
+    pollfd fd{p.pidfd, POLLIN, 0};
+    return poll(&fd, 1, 0) > 0;  // readable (POLLIN) once the process exited
+  }
   return (kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid);
 }
 

@@ -162,6 +162,9 @@ class Engine {
     std::uint32_t next_msg_id = 1;
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
+    /// pidfd_open(pid): pid-reuse-proof liveness (readable once the process exited); -1 where the
+    /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
+    int pidfd = -1;
     bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
     std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
@@ -199,7 +202,7 @@ class Engine {
   bool write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split, std::size_t bytes);
   /// The receiver's half of a split, once the sender has answered (wrote: whether it wrote the tail).
   void finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool wrote);
-  /// Whether p's process has exited (kill(pid, 0) and /proc).
+  /// Whether p's process has exited (its pidfd is readable; without one: kill(pid, 0) and /proc).
   static bool exited(const Peer& p);
   /// Progresses p's channel only (cells, pending output, streams); returns whether anything moved.
   bool progress_peer(Peer& p, int source, bool drain_ring);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Two engines in one process, wired through real inbox segments: the eager, synchronous and
 // rendezvous protocols, unexpected messages, ANY_SOURCE, truncation, cancel and ring-full flow control;
-// failures: a cell whose handling throws, abandoned receives.
+// failures: a cell whose handling throws, abandoned receives, a peer whose pid is reused.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -291,6 +293,119 @@ TEST_F(EnginePair, AbandonedReceiveIsCutOffWhenTheSenderIsGone) {
     }
     EXPECT_TRUE(std::all_of(x.begin(), x.end(), [](char c) { return c == 0x5a; })) << "written after abandon";
   }
+}
+
+/// A child process that waits until fds[1] is closed, then exits.
+pid_t spawn_waiter(int fds[2]) {
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[1]);
+    char c;
+    while (read(fds[0], &c, 1) > 0) {
+    }
+    _exit(0);
+  }
+  close(fds[0]);
+  return pid;
+}
+
+void end_waiter(pid_t pid, int fds[2]) {
+  close(fds[1]);
+  waitpid(pid, nullptr, 0);
+}
+
+/// A waiter under pid `want` (free again: its process exited and was reaped), or -1 if that cannot be
+/// arranged (setting ns_last_pid needs root; other processes may take the pid first).
+pid_t spawn_waiter_as(pid_t want, int fds[2]) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+    if (fd < 0) return -1;
+    std::string last = std::to_string(want - 1);
+    bool set = write(fd, last.data(), last.size()) == ssize_t(last.size());
+    close(fd);
+    if (!set) return -1;
+    pid_t pid = spawn_waiter(fds);
+    if (pid == want) return pid;
+    if (pid > 0) end_waiter(pid, fds);
+  }
+  return -1;
+}
+
+/// Inboxes of two ranks, for the engines the pid tests build by hand.
+struct PidTestInboxes {
+  shm::InboxLayout layout = shm::InboxLayout::for_ranks(2);
+  shm::Segment seg[2];
+  PidTestInboxes() {
+    for (int r = 0; r < 2; ++r) {
+      seg[r] = shm::Segment::create("/takyon-mpi-engine-pid-test-" + std::to_string(getpid()) + "-" +
+                                        std::to_string(r),
+                                    layout.total_bytes());
+      seg[r].unlink();
+    }
+  }
+};
+
+// A peer's liveness follows its process, not its pid: once the peer exited and another process took
+// its pid, check_peers still reports it dead (pidfd), and peer_gone says so. Taking the pid needs
+// root (ns_last_pid): skipped when it cannot be arranged, after checking the plain exit.
+TEST(EnginePidReuse, ExitedPeerIsDeadWhenItsPidIsReused) {
+  PidTestInboxes in;
+  int peer_pipe[2];
+  const pid_t peer = spawn_waiter(peer_pipe);
+  ASSERT_GT(peer, 0);
+  Engine e(0, 2, in.layout, {in.seg[0].data(), nullptr}, {getpid(), peer});
+  EXPECT_NO_THROW(e.check_peers());
+  EXPECT_FALSE(e.peer_gone(1));
+  end_waiter(peer, peer_pipe);
+  int impostor_pipe[2];
+  const pid_t impostor = spawn_waiter_as(peer, impostor_pipe);
+  EXPECT_THROW(e.check_peers(), PeerFailure);
+  EXPECT_TRUE(e.peer_gone(1));
+  if (impostor < 0) GTEST_SKIP() << "could not give pid " << peer << " to another process; checked the plain exit only";
+  end_waiter(impostor, impostor_pipe);
+}
+
+// The split's sender never writes into a process that took its receiver's pid: here the sender's
+// engine knows the receiver by a pid whose process exited and was replaced by a fork of this test
+// (the receiver's buffer address is mapped there too). The sender must refuse (the receiver then
+// reads the tail itself: every byte arrives) instead of writing the tail into the impostor.
+TEST(EnginePidReuse, SplitSenderDoesNotWriteIntoAReusedPid) {
+  PidTestInboxes in;
+  const std::size_t n = 512 * 1024;
+  std::vector<char> a(n), x(n, 0);
+  for (std::size_t i = 0; i < n; ++i) a[i] = char(i * 3 + 1);
+  int peer_pipe[2];
+  const pid_t peer = spawn_waiter(peer_pipe);
+  ASSERT_GT(peer, 0);
+  setenv("TAKYON_MPI_CMA", "split", 1);
+  std::vector<void*> bases{in.seg[0].data(), in.seg[1].data()};
+  Engine sender(0, 2, in.layout, bases, {getpid(), peer});  // knows the receiver as `peer`
+  Engine receiver(1, 2, in.layout, bases, {getpid(), getpid()});
+  unsetenv("TAKYON_MPI_CMA");
+  end_waiter(peer, peer_pipe);
+  int impostor_pipe[2];
+  const pid_t impostor = spawn_waiter_as(peer, impostor_pipe);
+  if (impostor < 0) GTEST_SKIP() << "could not give pid " << peer << " to another process";
+  Request* r = receiver.requests().acquire();
+  r->kind = RequestKind::kRecv;
+  r->buf = x.data();
+  r->bytes = n;
+  r->peer = 0;
+  receiver.start_recv(r);
+  Request* s = sender.requests().acquire();
+  s->kind = RequestKind::kSend;
+  s->buf = a.data();
+  s->bytes = n;
+  s->peer = 1;
+  sender.start_send(s);
+  for (int i = 0; i < 1'000'000 && !(r->complete && s->complete); ++i) {
+    receiver.progress();
+    sender.progress();
+  }
+  end_waiter(impostor, impostor_pipe);
+  ASSERT_TRUE(r->complete && s->complete);
+  EXPECT_EQ(x, a) << "the tail went to the process that took the receiver's pid";
 }
 
 }  // namespace
