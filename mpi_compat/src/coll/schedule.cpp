@@ -51,12 +51,17 @@ void Schedule::operator delete(void* p) {
 }
 
 Schedule::~Schedule() {
-  // Only reached with transfers in flight when a collective failed: their requests must not outlive
-  // the buffers, so they are left to complete and released then.
+  // Only reached with transfers in flight when a collective failed (a peer died, a size mismatch).
+  // A receive the engine has matched still writes into its buffer -- scratch_, inline_scratch_ (in
+  // this recycled object) or the user's, reused once the error returns -- so it is abandoned: waited
+  // for while its sender lives, cut off once it is gone. Sends are left to complete and released then.
   Engine& e = engine();
   for (const Inflight& f : inflight_) {
-    if (f.req->kind == RequestKind::kRecv && !f.req->complete) e.cancel_recv(f.req);
-    e.free_request(f.req);
+    if (f.req->kind == RequestKind::kRecv && !f.req->complete) {
+      e.abandon_recv(f.req);
+    } else {
+      e.free_request(f.req);
+    }
   }
 }
 

@@ -2,9 +2,11 @@
 // The point-to-point engine: protocols, matching glue and progress (see engine.hpp).
 #include "pt2pt/engine.hpp"
 
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -136,6 +138,11 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     remote_.push_back(r);
     Peer& p = peers_[std::size_t(r)];
     p.pid = pids[std::size_t(r)];
+#ifdef SYS_pidfd_open
+    // Opened now, while the peer is known alive (it joined the job): the fd keeps naming that process
+    // after its pid is reused. A rank that died already gives ESRCH: the pid checks find it gone.
+    if (p.pid > 0) p.pidfd = int(syscall(SYS_pidfd_open, p.pid, 0));
+#endif
     void* theirs = inboxes[std::size_t(r)];
     if (theirs == nullptr) continue;  // a path channel (attach_path)
     p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells,
@@ -154,7 +161,11 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
   }
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  for (const Peer& p : peers_) {
+    if (p.pidfd >= 0) close(p.pidfd);
+  }
+}
 
 void Engine::attach_path(int peer, std::unique_ptr<PathChannel> path) {
   peers_[std::size_t(peer)].path = std::move(path);
@@ -344,6 +355,12 @@ bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t fro
     }
     done += std::size_t(n);
   }
+  // A sender that exited meanwhile may have had its pid reused: what was read may be another
+  // process's memory. One poll per large message (not after the split's first-page probe).
+  if (r->rndv_total >= kCmaSplitMin && to > kCmaProbeBytes && p.pidfd >= 0 && exited(p)) {
+    p.cma = false;
+    return false;
+  }
   return true;
 }
 
@@ -354,6 +371,9 @@ bool Engine::read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size
 bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split,
                                std::size_t bytes) {
   if (!cma_write_) return false;
+  // A receiver that exited may have had its pid reused: never write into whatever process has it now
+  // (refused: the kSplitDone says so; a dead receiver reads nothing anyway).
+  if (p.pidfd >= 0 && exited(p)) return false;
   std::size_t done = split;
   while (done < bytes) {
     iovec local{static_cast<char*>(r->buf) + done, bytes - done};
@@ -471,6 +491,50 @@ void Engine::start_recv(Request* r) {
   posted_.post(r);
 }
 
+bool Engine::holds_recv(const Peer& p, const Request* r) {
+  for (const auto& [id, in] : p.split_in) {
+    if (in.req == r) return true;
+  }
+  return std::find(p.streaming_in.begin(), p.streaming_in.end(), r) != p.streaming_in.end();
+}
+
+void Engine::abandon_recv(Request* r) noexcept {
+  if (!r->complete && r->recv_state == RecvState::kPosted) cancel_recv(r);
+  const int source = r->status_source;
+  const bool remote = source >= 0 && source < size_ && source != rank_;
+  if (!r->complete && r->recv_state == RecvState::kMatched && remote) {
+    Peer& p = peers_[std::size_t(source)];
+    // Only this peer's channel: other peers may be the ones that failed, and no collective advances
+    // from inside a schedule's destructor.
+    Backoff backoff;
+    while (!r->complete && holds_recv(p, r)) {
+      bool moved = false;
+      try {
+        moved = progress_peer(p, source, true);
+      } catch (...) {
+        // A path's error is about its peer and comes again at every poll; a ring's cell that failed
+        // (a refused copy) is consumed, so the loop looks again.
+        if (p.path) break;
+        moved = true;
+      }
+      if (moved) {
+        backoff.reset();
+      } else if (backoff.idle() && peer_gone(source)) {
+        break;
+      }
+    }
+    if (!r->complete) {  // the sender is gone: nothing may write into r->buf on its behalf later
+      for (auto it = p.split_in.begin(); it != p.split_in.end();) {
+        it = it->second.req == r ? p.split_in.erase(it) : std::next(it);
+      }
+      std::erase(p.streaming_in, r);
+    }
+  }
+  r->recv_state = RecvState::kIdle;
+  r->active = false;
+  pool_.release(r);
+}
+
 bool Engine::cancel_recv(Request* r) {
   if (r->recv_state != RecvState::kPosted || !posted_.remove(r)) return false;
   r->recv_state = RecvState::kIdle;
@@ -487,6 +551,17 @@ bool Engine::probe(int ctx, int source, int tag, ProbeResult& out) {
   out.tag = u->tag;
   out.bytes = u->bytes;
   return true;
+}
+
+template <class Chan>
+void Engine::handle_and_release(Chan& chan, Peer& p, int source, const shm::CellHeader* cell) {
+  // Released even when handling throws (a PeerFailure out of a rendezvous copy): a cell left in the
+  // channel would be handled again at the next progress, and an RTS matched to a second receive.
+  struct Release {
+    Chan& chan;
+    ~Release() { chan.release(); }
+  } release{chan};
+  handle_cell(p, source, cell);
 }
 
 void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
@@ -599,8 +674,7 @@ int Engine::take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::si
     p.in.release();
     return 1;
   }
-  handle_cell(p, source, cell);
-  p.in.release();
+  handle_and_release(p.in, p, source, cell);
   return -1;
 }
 
@@ -679,27 +753,29 @@ bool Engine::progress_channels() {
   return progress_except(kNoRank);
 }
 
+bool Engine::progress_peer(Peer& p, int source, bool drain_ring) {
+  if (p.path) return progress_path(p, source);
+  bool moved = false;
+  if (drain_ring) {
+    while (const shm::CellHeader* cell = p.in.peek()) {
+      handle_and_release(p.in, p, source, cell);
+      moved = true;
+    }
+  }
+  if (!p.pending.empty()) {
+    std::size_t before = p.pending.size();
+    flush_pending(p, source);
+    moved = moved || p.pending.size() != before;
+  }
+  if (!p.streaming_out.empty() || !p.streaming_in.empty()) moved = pump_streams(p) || moved;
+  return moved;
+}
+
 bool Engine::progress_except(int skip_ring) {
   bool moved = false;
   for (int source : remote_) {
-    Peer& p = peers_[std::size_t(source)];
-    if (p.path) {
-      moved = progress_path(p, source) || moved;
-      continue;
-    }
-    if (skip_ring != source && skip_ring != kAnySource) {
-      while (const shm::CellHeader* cell = p.in.peek()) {
-        handle_cell(p, source, cell);
-        p.in.release();
-        moved = true;
-      }
-    }
-    if (!p.pending.empty()) {
-      std::size_t before = p.pending.size();
-      flush_pending(p, source);
-      moved = moved || p.pending.size() != before;
-    }
-    if (!p.streaming_out.empty() || !p.streaming_in.empty()) moved = pump_streams(p) || moved;
+    const bool drain = skip_ring != source && skip_ring != kAnySource;
+    moved = progress_peer(peers_[std::size_t(source)], source, drain) || moved;
   }
   if (after_progress != nullptr) moved = after_progress() || moved;
   return moved;
@@ -735,8 +811,7 @@ bool Engine::progress_path(Peer& p, int source) {
   bool moved = false;
   PathChannel& path = *p.path;
   while (const shm::CellHeader* cell = path.peek()) {
-    handle_cell(p, source, cell);
-    path.release();
+    handle_and_release(path, p, source, cell);
     moved = true;
   }
   if (!p.pending.empty()) {
@@ -751,13 +826,28 @@ bool Engine::progress_path(Peer& p, int source) {
 // ---------------------------------------------------------------------------------------------
 // Liveness
 
+bool Engine::exited(const Peer& p) {
+  if (p.pidfd >= 0) {
+    pollfd fd{p.pidfd, POLLIN, 0};
+    return poll(&fd, 1, 0) > 0;  // readable (POLLIN) once the process exited
+  }
+  return (kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid);
+}
+
+bool Engine::peer_gone(int world_rank) const noexcept {
+  if (world_rank < 0 || world_rank >= size_ || world_rank == rank_) return false;
+  const Peer& p = peers_[std::size_t(world_rank)];
+  if (p.header != nullptr && p.header->finalized.load(std::memory_order_acquire) != 0) return true;
+  return p.pid > 0 && exited(p);
+}
+
 void Engine::check_peers() const {
   for (int r : remote_) {
     const Peer& p = peers_[std::size_t(r)];
     // A path peer reaches MPI_Finalize's barrier alive; its path reports a disconnect on its own.
     if (p.header != nullptr && p.header->finalized.load(std::memory_order_acquire) != 0) continue;
     if (p.pid <= 0) continue;  // another host: only its path can tell
-    if ((kill(p.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.pid)) {
+    if (exited(p)) {
       throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.pid) +
                         ") exited without calling MPI_Finalize");
     }

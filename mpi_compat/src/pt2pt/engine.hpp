@@ -92,6 +92,12 @@ class Engine {
   bool progress_channels();
   /// Cancels a receive not yet matched; returns whether it was cancelled.
   bool cancel_recv(Request* r);
+  /// Gives up a receive whose buffer its owner is about to free or reuse (a failed collective's
+  /// schedule), then releases `r`: cancelled if still posted; if matched, the sender's channel is
+  /// progressed until the receive completes or the sender is gone (finalized or exited; a peer that
+  /// lives on without progressing keeps this waiting), and then nothing writes to r->buf any more (a
+  /// split's sender writes into it from its own process until it answers). Never throws.
+  void abandon_recv(Request* r) noexcept;
   /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
   bool probe(int ctx, int source, int tag, ProbeResult& out);
   /// Releases `r` now if it is complete, else marks it to be released when it completes.
@@ -117,6 +123,9 @@ class Engine {
   }
   /// Throws PeerFailure naming the first peer that exited without MPI_Finalize.
   void check_peers() const;
+  /// Whether `world_rank` will never move another byte: it marked itself finalized, or its process
+  /// exited (the test check_peers makes; false for a peer on another host). Never throws.
+  [[nodiscard]] bool peer_gone(int world_rank) const noexcept;
   /// Whether control messages or sends still wait for ring space.
   [[nodiscard]] bool has_pending_output() const;
   /// Marks this rank finalized in its inbox (peers will not treat its exit as a failure).
@@ -153,6 +162,9 @@ class Engine {
     std::uint32_t next_msg_id = 1;
     const shm::InboxHeader* header = nullptr;
     int pid = 0;
+    /// pidfd_open(pid): pid-reuse-proof liveness (readable once the process exited); -1 where the
+    /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
+    int pidfd = -1;
     bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
     std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
@@ -175,6 +187,10 @@ class Engine {
   void flush_pending(Peer& p, int dest);
   void queue_or_emit(Peer& p, int dest, const Outgoing& o);
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
+  /// handle_cell, then releases the cell from `chan` (the peer's ring or path) exactly once, also when
+  /// handling throws. Every caller of handle_cell goes through here.
+  template <class Chan>
+  void handle_and_release(Chan& chan, Peer& p, int source, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
                        bool sender_busy, std::uint64_t addr);
@@ -186,6 +202,12 @@ class Engine {
   bool write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split, std::size_t bytes);
   /// The receiver's half of a split, once the sender has answered (wrote: whether it wrote the tail).
   void finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool wrote);
+  /// Whether p's process has exited (its pidfd is readable; without one: kill(pid, 0) and /proc).
+  static bool exited(const Peer& p);
+  /// Progresses p's channel only (cells, pending output, streams); returns whether anything moved.
+  bool progress_peer(Peer& p, int source, bool drain_ring);
+  /// Whether the engine still holds matched receive `r` from p (a split or streaming receive).
+  static bool holds_recv(const Peer& p, const Request* r);
   /// Throws PeerFailure for a copy from/to `peer` that failed after CMA had worked on that buffer.
   [[noreturn]] void cma_failed(int peer, const char* what) const;
   void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);
