@@ -46,8 +46,9 @@ void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int c
     e.start_recv(rr);
     Request* sr = make(RequestKind::kSend, over, to, ctx, tag, held.data(), count * bytes);
     e.start_send(sr);
-    // A peer's death throws PeerFailure out of here; the requests stay with the engine (the job ends).
-    e.wait_until([&] { return rr->complete && sr->complete; });
+    // A peer's death throws PeerFailure out of here: the receive into `held` (freed on the way out)
+    // is given up, the send is left to the engine (the job ends).
+    e.wait_receiving(rr, [&] { return rr->complete && sr->complete; });
     const bool bad = rr->truncated || rr->status_bytes != count * bytes;
     e.requests().release(rr);
     e.requests().release(sr);

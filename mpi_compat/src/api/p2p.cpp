@@ -119,7 +119,7 @@ bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
 int recv_to_completion(const char* fn, Request* r, MPI_Status* status) {
   Engine& e = engine();
   e.start_recv(r);
-  if (!r->complete) e.wait_until([r] { return r->complete; });
+  if (!r->complete) e.wait_receiving(r, [r] { return r->complete; });
   return recv_to_completion_done(fn, r, status);
 }
 
@@ -275,7 +275,7 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
     e.start_recv(rr);
     Request* sr = make_send(s, sendbuf, sendtype, SendMode::kStandard);
     e.start_send(sr);
-    e.wait_until([&] { return rr->complete && sr->complete; });
+    e.wait_receiving(rr, [&] { return rr->complete && sr->complete; });
     e.requests().release(sr);
     return recv_to_completion_done("MPI_Sendrecv", rr, status);
   });
@@ -298,7 +298,7 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
     Request* rr = make_recv(r, buf, datatype);
     e.start_recv(rr);
     e.start_send(sr);
-    e.wait_until([&] { return rr->complete && sr->complete; });
+    e.wait_receiving(rr, [&] { return rr->complete && sr->complete; });
     e.requests().release(sr);
     return recv_to_completion_done("MPI_Sendrecv_replace", rr, status);
   });

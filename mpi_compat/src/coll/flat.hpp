@@ -33,7 +33,7 @@ namespace takyon::mpi::flat {
 /// rank or every member's inbox is mapped here. The same answer on every member.
 [[nodiscard]] bool usable(const CommInfo& c);
 /// The most bytes one rank may publish in one collective on `c` (bcast: the message; reduce,
-/// allreduce: the vector; gather, allgather: a block; scatter, alltoall: p blocks): 64 KiB in the
+/// allreduce: the vector; gather, allgather: a block; scatter, alltoall: p blocks): 256 KiB in the
 /// lowest context slots (shm::kFlatBigSlots) of multi-rank communicators, 4 KiB otherwise.
 [[nodiscard]] std::size_t max_publish(const CommInfo& c);
 

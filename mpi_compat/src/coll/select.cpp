@@ -78,10 +78,10 @@ constexpr std::size_t kReduceScatterRingMin = 64 * 1024;
 constexpr int kFlatMaxRanks = 16;
 constexpr std::size_t kFlatMax = 4096;
 constexpr std::size_t kFlatMaxTwoRanks = 1024;  ///< bcast, allreduce, allgather on 2 ranks
-/// With more ranks than cores (and more than 2 ranks), the flat collectives up to this many bytes
-/// published per rank (where the communicator has the larger buffers, flat::max_publish): a rank
-/// that publishes leaves at once, and a reader copies when it gets a core, where a rendezvous needs
-/// both ends running at once.
+/// With more ranks than cores (and more than 2 ranks), the flat collectives up to this many bytes per
+/// block (where the communicator has the larger buffers for all it publishes, flat::max_publish): a
+/// rank that publishes leaves at once, and a reader copies when it gets a core, where a rendezvous
+/// needs both ends running at once.
 constexpr std::size_t kFlatMaxOversubscribed = 64 * 1024;
 
 /// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective.
@@ -214,7 +214,10 @@ bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
   if (f >= 0) return std::size_t(f) == kShm[int(k)];
   if (p > kFlatMaxRanks) return false;
   const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
-  if (p > 2 && Backoff::is_oversubscribed()) return bytes <= kFlatMaxOversubscribed;
+  if (p > 2 && Backoff::is_oversubscribed()) {
+    const bool p_blocks = k == FlatColl::kScatter || k == FlatColl::kAlltoall;  // bytes: p blocks
+    return (p_blocks ? bytes / std::size_t(p) : bytes) <= kFlatMaxOversubscribed;
+  }
   return bytes <= (p == 2 && one_exchange ? kFlatMaxTwoRanks : kFlatMax);
 }
 

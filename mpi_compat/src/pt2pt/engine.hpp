@@ -121,6 +121,18 @@ class Engine {
       }
     }
   }
+  /// wait_until for a blocking call that owns receive `r`: if waiting throws (a peer died), `r` is
+  /// given up (abandon_recv, which releases it) before the exception leaves, so nothing writes into
+  /// the caller's buffer after the call returned with the error.
+  template <class Done>
+  void wait_receiving(Request* r, const Done& done) {
+    try {
+      wait_until(done);
+    } catch (...) {
+      abandon_recv(r);
+      throw;
+    }
+  }
   /// Throws PeerFailure naming the first peer that exited without MPI_Finalize.
   void check_peers() const;
   /// Whether `world_rank` will never move another byte: it marked itself finalized, or its process

@@ -133,11 +133,11 @@ struct FlatArea {
   alignas(kCacheLine) char data[2][kFlatBytes];
 };
 
-/// Larger flat buffers (2 x 64 KiB) for the lowest context slots (WORLD and the first communicators
-/// created): the flat collectives of up to kFlatBigBytes per rank, used where ranks share cores
-/// (coll/select.cpp). Pages are touched only when used.
+/// Larger flat buffers (2 x 256 KiB) for the lowest context slots (WORLD and the first communicators
+/// created): the flat collectives of up to kFlatBigBytes per rank (scatter and alltoall publish p
+/// blocks), used where ranks share cores (coll/select.cpp). Pages are touched only when used.
 inline constexpr int kFlatBigSlots = 4;
-inline constexpr std::size_t kFlatBigBytes = 64 * 1024;
+inline constexpr std::size_t kFlatBigBytes = 256 * 1024;
 
 struct FlatBig {
   alignas(4096) char data[2][kFlatBigBytes];
