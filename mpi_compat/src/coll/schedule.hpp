@@ -125,6 +125,8 @@ class Schedule {
   };
   void start_round();
   bool finish_round();
+  /// Whether the schedule reduces and, in some round, both sends and receives (start_round).
+  [[nodiscard]] bool exchanges_to_reduce() const;
   /// A copy step of `kind` (kCopy or kCopyEarly); none for nothing to copy.
   void add_copy(Step::Kind kind, const void* src, void* dst, std::size_t bytes);
 
@@ -137,6 +139,7 @@ class Schedule {
   SmallVec<std::size_t, 16> round_end_;  ///< index into steps_ where each round ends
   std::size_t round_ = 0;                ///< the round in progress
   bool started_ = false;
+  int pipelined_ = -1;  ///< whether the receives take the bulk pipeline (-1: not decided yet)
   struct Inflight {
     Request* req;
     std::size_t step;

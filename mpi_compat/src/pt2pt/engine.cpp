@@ -421,7 +421,7 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   r->rndv_total = wanted;
   r->rndv_done = 0;
   Peer& p = peers_[std::size_t(source)];
-  if (solo && cma_split_ && p.cma && !p.path && wanted >= kCmaSplitMin && wanted <= kCmaMaxBytes &&
+  if (solo && !r->pipelined && cma_split_ && p.cma && !p.path && wanted >= kCmaSplitMin && wanted <= kCmaMaxBytes &&
       p.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
     // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
     // quarter when only this rank has local work of its own to do meanwhile (r->local_work: gather's
@@ -449,7 +449,7 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   // pipeline: its senders copy half of the work (np 4 on 2 cores, 64 KiB gather 8.9-10 us against
   // 10.7-11.8 reading all three alone).
   const bool fan_in = r->fan_in && oversubscribed_;
-  if (solo && p.cma && !p.path && !fan_in && wanted != 0 && wanted <= kCmaMaxBytes &&
+  if (solo && !r->pipelined && p.cma && !p.path && !fan_in && wanted != 0 && wanted <= kCmaMaxBytes &&
       p.streaming_in.empty() && read_from_sender(p, r, addr, wanted)) {
     queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
     complete(r);

@@ -62,6 +62,7 @@ struct Request {
   std::size_t rndv_done = 0;
   bool local_work = false;  ///< this rank has local work meanwhile: a split single copy leaves the peer more
   bool fan_in = false;      ///< receives: one of several this rank waits for at once while sending nothing
+  bool pipelined = false;   ///< receives: through the bulk pipeline, never a single copy (Schedule::start_round)
 };
 
 /// Hands out Requests from blocks; single-threaded (the MPI thread).
