@@ -9,6 +9,8 @@
 #include "api/common.hpp"
 #include "datatype/datatype.hpp"
 #include "op/op.hpp"
+#include "pt2pt/backoff.hpp"
+#include "pt2pt/copy_tuner.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -166,12 +168,12 @@ void Schedule::start_round() {
     nsend += steps_[i].kind == Step::Kind::kSend ? 1 : 0;
   }
   const bool fan_in = nrecv >= 2 && nsend == 0;  // a gather's or reduce's root
-  // A reduction whose ranks exchange data (allreduce, reduce-scatter, not a rooted reduce) receives
-  // through the bulk pipeline, where this rank copies the data out itself, instead of a single copy:
-  // on the AMD EPYC VM (2 vCPUs 330 ns apart), np 2 allreduce 128 KiB 21 -> 12 us and 1 MiB 115-121
-  // -> 76-80 us (the split single copy's peer writes lines this rank then reduces, across the chip;
-  // reading them all itself: 80-89 us). A rooted reduce keeps the single copy (1 MiB 68-70 against
-  // 77-80).
+  // Unless run() decided (pt2pt/copy_tuner.hpp: blocking, a receive of 64 KiB or more), a reduction
+  // whose ranks exchange data (allreduce, reduce-scatter, not a rooted reduce) receives through the
+  // bulk pipeline, where this rank copies the data out itself, instead of a single copy: on the AMD
+  // EPYC VM (2 vCPUs 330 ns apart), np 2 allreduce 128 KiB 21 -> 12 us and 1 MiB 115-121 -> 76-80 us
+  // (the split single copy's peer writes lines this rank then reduces, across the chip; reading them
+  // all itself: 80-89 us). A rooted reduce keeps the single copy (1 MiB 68-70 against 77-80).
   if (pipelined_ < 0) pipelined_ = exchanges_to_reduce() ? 1 : 0;
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {
@@ -275,7 +277,16 @@ bool Schedule::advance() {
 }
 
 void Schedule::run() {
+  std::size_t largest = 0;
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    if (steps_[i].kind == Step::Kind::kRecv) largest = std::max(largest, steps_[i].bytes);
+  }
+  CopyTuner& tuner = CopyTuner::instance();
+  const CopyTuner::Ticket t = tuner.begin(fn_, size_, largest);
+  if (t.decided) pipelined_ = t.mode == CopyTuner::Mode::kPipeline ? 1 : 0;
+  const std::uint64_t t0 = t.entry >= 0 ? monotonic_ns() : 0;
   if (!advance()) engine().wait_until([this] { return advance(); });
+  if (t.entry >= 0) tuner.end(t, monotonic_ns() - t0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// The per-call-site choice between a single copy and the bulk pipeline (copy_tuner.hpp).
+#include "pt2pt/copy_tuner.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <cstdlib>
+#include <cstring>
+
+namespace takyon::mpi {
+namespace {
+
+int size_class(std::size_t bytes) {
+  return 63 - __builtin_clzll(static_cast<unsigned long long>(bytes));
+}
+
+CopyTuner::Forced forced_from_env() {
+  const char* v = std::getenv("TAKYON_MPI_COLL_COPY");
+  if (v == nullptr) return CopyTuner::Forced::kAuto;
+  if (std::strcmp(v, "single") == 0) return CopyTuner::Forced::kSingle;
+  if (std::strcmp(v, "pipeline") == 0) return CopyTuner::Forced::kPipeline;
+  return CopyTuner::Forced::kAuto;  // "auto" or anything else
+}
+
+}  // namespace
+
+CopyTuner& CopyTuner::instance() {
+  static CopyTuner tuner(forced_from_env());
+  return tuner;
+}
+
+std::uint64_t CopyTuner::Arm::median() const {
+  const std::size_t n = std::size_t(std::min(count, kWindow));
+  std::array<std::uint64_t, kWindow> v = ns;
+  for (std::size_t i = 1; i < n; ++i) {  // insertion sort of at most kWindow values
+    for (std::size_t j = i; j > 0 && v[j - 1] > v[j]; --j) std::swap(v[j - 1], v[j]);
+  }
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int CopyTuner::find(const void* key, int ranks, int size_class) const {
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    if (e.key == key && e.ranks == ranks && e.size_class == size_class) return int(i);
+  }
+  return -1;
+}
+
+CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes) {
+  Ticket t;
+  if (forced_ != Forced::kAuto) {
+    t.decided = true;
+    t.mode = forced_ == Forced::kPipeline ? Mode::kPipeline : Mode::kSingle;
+    return t;
+  }
+  if (bytes < kMinBytes) return t;
+  t.decided = true;
+  const int sc = size_class(bytes);
+  int i = find(key, ranks, sc);
+  if (i < 0) {
+    Entry e;
+    e.key = key;
+    e.ranks = ranks;
+    e.size_class = sc;
+    entries_.push_back(e);
+    i = int(entries_.size()) - 1;
+  }
+  Entry& e = entries_[std::size_t(i)];
+  const std::uint32_t n = e.calls++;
+  const Mode other = e.choice == Mode::kSingle ? Mode::kPipeline : Mode::kSingle;
+  if (n < std::uint32_t(kWarmup)) {
+    t.mode = Mode::kSingle;  // first touches, page faults: nothing learnt
+  } else if (n < std::uint32_t(kWarmup + kExplore)) {
+    const std::uint32_t k = n - std::uint32_t(kWarmup);
+    t.mode = k < std::uint32_t(kExplore / 2) ? Mode::kSingle : Mode::kPipeline;
+    t.record = k != 0 && k != std::uint32_t(kExplore / 2);
+  } else if (n % kReexplore < std::uint32_t(kReexploreCalls)) {
+    t.mode = other;
+    t.record = n % kReexplore != 0;
+  } else {
+    t.mode = e.choice;
+    t.record = n % kReexplore != std::uint32_t(kReexploreCalls);  // back from re-exploring
+  }
+  t.entry = i;
+  return t;
+}
+
+void CopyTuner::end(const Ticket& t, std::uint64_t ns) {
+  if (t.entry < 0 || !t.record) return;
+  Entry& e = entries_[std::size_t(t.entry)];
+  Arm& a = e.arms[int(t.mode)];
+  a.ns[std::size_t(a.count % kWindow)] = ns;
+  ++a.count;
+  if (e.arms[0].count > 0 && e.arms[1].count > 0 && e.calls >= std::uint32_t(kWarmup + kExplore)) {
+    e.choice = e.arms[1].median() < e.arms[0].median() ? Mode::kPipeline : Mode::kSingle;
+  }
+}
+
+CopyTuner::Mode CopyTuner::preferred(const void* key, int ranks, std::size_t bytes) const {
+  if (forced_ != Forced::kAuto) return forced_ == Forced::kPipeline ? Mode::kPipeline : Mode::kSingle;
+  if (bytes < kMinBytes) return Mode::kSingle;
+  int i = find(key, ranks, size_class(bytes));
+  return i < 0 ? Mode::kSingle : entries_[std::size_t(i)].choice;
+}
+
+}  // namespace takyon::mpi

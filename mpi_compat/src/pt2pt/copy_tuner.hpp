@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// How the large receives of a blocking collective move their data, learnt per call site: a single
+// copy (CMA: the receiver reads the sender's memory, or the split, where the sender writes the tail;
+// engine.hpp) or the bulk pipeline (the sender copies into shared chunks, the receiver out of them).
+// Which is faster depends on the machine more than on the message: on an Intel VM whose two cores
+// shared a fast cache path the split halved a 1 MiB bcast against the pipeline; on an AMD EPYC VM
+// with its two vCPUs 300 ns apart the pipeline was 10-40% faster for most np-2 collectives at 1 MiB
+// (lines a peer wrote into this rank's buffer are read back from the peer's cache). So each
+// (collective, communicator size, size class) times its calls: after kWarmup calls (page faults and
+// first touches of the buffers), kExplore calls try the two ways in two runs of kExplore / 2 (not alternating: each way leaves the buffers' lines in other
+// caches, which the first call of the other way pays; the first call of a run is not counted), the
+// faster (median of its last kWindow counted times) is used from then on, and every kReexplore calls
+// kReexploreCalls calls try the other way again. Each rank decides for its own receives (the
+// receiver chooses the protocol), so ranks need not agree. TAKYON_MPI_COLL_COPY=single|pipeline
+// fixes the choice (tests, comparisons). Single-threaded: the MPI thread only.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace takyon::mpi {
+
+class CopyTuner {
+ public:
+  enum class Mode : std::uint8_t { kSingle = 0, kPipeline = 1 };
+  enum class Forced : std::uint8_t { kAuto, kSingle, kPipeline };
+  static constexpr int kWarmup = 4;   ///< first calls: the single copy, not counted (cold buffers)
+  static constexpr int kExplore = 8;  ///< next calls: half one way, then half the other
+  static constexpr int kWindow = 4;   ///< times kept per way
+  static constexpr std::uint32_t kReexplore = 64;
+  static constexpr int kReexploreCalls = 3;  ///< calls the other way every kReexplore calls
+  /// Collectives whose largest receive is smaller are not tuned (the engine's default).
+  static constexpr std::size_t kMinBytes = 64 * 1024;
+
+  struct Ticket {
+    int entry = -1;        ///< -1: not timed
+    bool decided = false;  ///< false: not tuned (small), the caller's default applies
+    bool record = false;   ///< the time counts (not the first call of a run of one way)
+    Mode mode = Mode::kSingle;
+  };
+
+  explicit CopyTuner(Forced forced = Forced::kAuto) : forced_(forced) {}
+  /// The process's tuner (TAKYON_MPI_COLL_COPY read at the first call).
+  static CopyTuner& instance();
+
+  /// The way for a call of collective `key` (any stable pointer, e.g. the function name) on `ranks`
+  /// ranks whose largest receive is `bytes`.
+  Ticket begin(const void* key, int ranks, std::size_t bytes);
+  /// The call of `t` took `ns`.
+  void end(const Ticket& t, std::uint64_t ns);
+  /// The way now preferred for that key (tests); kSingle before anything was learnt.
+  [[nodiscard]] Mode preferred(const void* key, int ranks, std::size_t bytes) const;
+
+ private:
+  struct Arm {
+    std::array<std::uint64_t, kWindow> ns{};
+    int count = 0;
+    [[nodiscard]] std::uint64_t median() const;
+  };
+  struct Entry {
+    const void* key = nullptr;
+    int ranks = 0;
+    int size_class = 0;
+    std::uint32_t calls = 0;
+    Mode choice = Mode::kSingle;
+    Arm arms[2];
+  };
+  [[nodiscard]] int find(const void* key, int ranks, int size_class) const;
+
+  Forced forced_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace takyon::mpi
