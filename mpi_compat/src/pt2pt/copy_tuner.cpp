@@ -92,7 +92,11 @@ void CopyTuner::end(const Ticket& t, std::uint64_t ns) {
   a.ns[std::size_t(a.count % kWindow)] = ns;
   ++a.count;
   if (e.arms[0].count > 0 && e.arms[1].count > 0 && e.calls >= std::uint32_t(kWarmup + kExplore)) {
-    e.choice = e.arms[1].median() < e.arms[0].median() ? Mode::kPipeline : Mode::kSingle;
+    // The pipeline only when clearly faster (kPipelineMargin): the exploration runs early, when the
+    // single copy still pays for first touches more than the pipeline (whose chunks are warm), and
+    // exchanges (allgather, alltoall) then looked faster piped though their single copy wins later.
+    const double single = double(e.arms[0].median());
+    e.choice = double(e.arms[1].median()) < kPipelineMargin * single ? Mode::kPipeline : Mode::kSingle;
   }
 }
 

@@ -7,12 +7,14 @@
 // with its two vCPUs 300 ns apart the pipeline was 10-40% faster for most np-2 collectives at 1 MiB
 // (lines a peer wrote into this rank's buffer are read back from the peer's cache). So each
 // (collective, communicator size, size class) times its calls: after kWarmup calls (page faults and
-// first touches of the buffers), kExplore calls try the two ways in two runs of kExplore / 2 (not alternating: each way leaves the buffers' lines in other
-// caches, which the first call of the other way pays; the first call of a run is not counted), the
-// faster (median of its last kWindow counted times) is used from then on, and every kReexplore calls
-// kReexploreCalls calls try the other way again. Each rank decides for its own receives (the
-// receiver chooses the protocol), so ranks need not agree. TAKYON_MPI_COLL_COPY=single|pipeline
-// fixes the choice (tests, comparisons). Single-threaded: the MPI thread only.
+// first touches of the buffers), kExplore calls try the two ways in two runs of kExplore / 2 (not
+// alternating: each way leaves the buffers' lines in other caches, which the first call of the other
+// way pays; the first call of a run is not counted); from then on the single copy is used unless the
+// pipeline's median (of its last kWindow counted times) is kPipelineMargin of the single copy's or
+// less, and every kReexplore calls kReexploreCalls calls try the other way again. Each rank decides
+// for its own receives (the receiver chooses the protocol), so ranks need not agree.
+// TAKYON_MPI_COLL_COPY=single|pipeline fixes the choice (tests, comparisons). Single-threaded: the
+// MPI thread only.
 #pragma once
 
 #include <array>
@@ -31,6 +33,8 @@ class CopyTuner {
   static constexpr int kWindow = 4;   ///< times kept per way
   static constexpr std::uint32_t kReexplore = 64;
   static constexpr int kReexploreCalls = 3;  ///< calls the other way every kReexplore calls
+  /// The pipeline is chosen when its median time is below this fraction of the single copy's.
+  static constexpr double kPipelineMargin = 0.9;
   /// Collectives whose largest receive is smaller are not tuned (the engine's default).
   static constexpr std::size_t kMinBytes = 64 * 1024;
 

@@ -63,6 +63,14 @@ TEST(CopyTuner, OneOutlierDoesNotFlipTheChoice) {
   EXPECT_EQ(t.preferred(key, 3, 200000), Mode::kSingle);
 }
 
+TEST(CopyTuner, ThePipelineMustBeClearlyFaster) {
+  CopyTuner t;
+  drive(t, "MPI_Alltoall", 2, 1 << 20, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 95);
+  EXPECT_EQ(t.preferred("MPI_Alltoall", 2, 1 << 20), Mode::kSingle);  // 5% faster: not enough
+  drive(t, "MPI_Gather", 2, 1 << 20, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 85);
+  EXPECT_EQ(t.preferred("MPI_Gather", 2, 1 << 20), Mode::kPipeline);
+}
+
 TEST(CopyTuner, KeysAreSeparateAndSmallCallsAreNotTuned) {
   CopyTuner t;
   const char* a = "MPI_Bcast";
