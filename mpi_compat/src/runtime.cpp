@@ -47,6 +47,7 @@ struct Runtime {
   int rank = -1;
   int size = 0;
   std::string job_id;
+  bool oversubscribed = false;  ///< node_oversubscribed()
 };
 
 Runtime* g_rt = nullptr;
@@ -67,6 +68,7 @@ struct PeerRecord {
   std::string host;
   std::string boot_id;
   int pid = 0;
+  long cpus = 0;  ///< the CPUs online as that rank sees them
 };
 
 PeerRecord parse_record(const std::string& s) {
@@ -77,6 +79,9 @@ PeerRecord parse_record(const std::string& s) {
   std::string pid;
   std::getline(in, pid);
   r.pid = std::atoi(pid.c_str());
+  std::string cpus;
+  std::getline(in, cpus);
+  r.cpus = std::atol(cpus.c_str());
   return r;
 }
 
@@ -160,7 +165,8 @@ int runtime_init(int required) {
   rt->size = job.size;
   rt->job_id = job.job_id;
   try {
-    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid());
+    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" +
+                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN));
     std::vector<std::string> all = rt->boot->allgather(me);
     std::vector<PeerRecord> records;
     for (const std::string& s : all) records.push_back(parse_record(s));
@@ -170,6 +176,19 @@ int runtime_init(int required) {
     std::vector<bool> needs_path(std::size_t(job.size), false);
     bool any_shm = false;
     bool job_has_paths = !choice.forced.empty() && job.size > 1;
+    // More ranks on this host than its CPUs, from the records alone (the ranks of this host, the
+    // fewest CPUs any of them sees), so every rank sharing inboxes with this one agrees: the flat
+    // collectives' choices depend on it (a launcher's idea of the node or a container's CPU view
+    // could differ from rank to rank).
+    int host_ranks = 0;
+    long host_cpus = 0;
+    for (int r = 0; r < job.size; ++r) {
+      const PeerRecord& p = records[std::size_t(r)];
+      if (p.host != mine.host || p.boot_id != mine.boot_id) continue;
+      ++host_ranks;
+      if (p.cpus > 0 && (host_cpus == 0 || p.cpus < host_cpus)) host_cpus = p.cpus;
+    }
+    rt->oversubscribed = host_cpus > 0 && host_ranks > host_cpus;
     for (int r = 0; r < job.size; ++r) {
       const PeerRecord& p = records[std::size_t(r)];
       bool same_host = p.host == mine.host && p.boot_id == mine.boot_id;
@@ -225,8 +244,11 @@ int runtime_init(int required) {
     if (dynamic_cast<const MpiError*>(&e) != nullptr) throw;
     fail(MPI_ERR_OTHER, "MPI_Init", e.what());
   }
+  // Waiting yields at once when this host has more ranks than CPUs, by the records or by the
+  // launcher's count (which also counts ranks that only look like another host's, as under
+  // TAKYON_MPI_FAKE_HOST); that is this rank's own business, unlike node_oversubscribed().
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  Backoff::set_oversubscribed(cpus > 0 && job.local_size > cpus);
+  Backoff::set_oversubscribed(rt->oversubscribed || (cpus > 0 && job.local_size > cpus));
   rt->thread_level = required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : required;
   if (rt->thread_level < MPI_THREAD_SINGLE) rt->thread_level = MPI_THREAD_SINGLE;
   rt->main_thread = pthread_self();
@@ -267,6 +289,10 @@ void abort_job(int code, const std::string& why) {
     g_rt->boot->abort(code, why);
   }
   _exit(code);
+}
+
+bool node_oversubscribed() {
+  return g_rt != nullptr && g_rt->oversubscribed;
 }
 
 void* inbox_of(int world_rank) {

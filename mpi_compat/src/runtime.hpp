@@ -31,6 +31,10 @@ void runtime_finalize();
 [[nodiscard]] void* inbox_of(int world_rank);
 /// The geometry every inbox of the job has.
 [[nodiscard]] const shm::InboxLayout& inbox_layout();
+/// More ranks on this host than its CPUs, computed from the bootstrap records (this host's ranks,
+/// the fewest CPUs any of them sees): the same answer on every rank that maps this rank's inbox, so
+/// the flat collectives may choose by it. False before MPI_Init.
+[[nodiscard]] bool node_oversubscribed();
 
 namespace detail {
 extern Engine* g_engine;

@@ -266,7 +266,7 @@ void barrier(CommInfo& c, const char* fn) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
   enter(s, e);
-  if (!Backoff::is_oversubscribed() || s.size <= 2) {
+  if (!node_oversubscribed() || s.size <= 2) {
     wait_all(s, e);  // everyone waits for everyone: one line transfer deep
     return;
   }
@@ -409,13 +409,14 @@ void release(CommInfo& c) {
     // not at all): "entered" one epoch past the last tells the others this rank has read everything.
     const std::uint64_t done = s.epoch + 1;
     enter(s, done);
+    // A member that entered the epoch after this rank's last publication has read it all.
     const std::uint64_t last = std::max(s.published[0], s.published[1]);
     if (last != 0 && s.all_entered < last + 1) {
       Quarantine& q = g_quarantine[std::size_t(c.slot)];
       for (int m = 0; m < s.size; ++m) {
-        if (m == s.rank || has_entered(s, m, done)) continue;
+        if (m == s.rank || has_entered(s, m, last + 1)) continue;
         q.lines.push_back(&s.areas[std::size_t(m)]->control);
-        q.until.push_back(s.base[std::size_t(m)] + done);
+        q.until.push_back(s.base[std::size_t(m)] + last + 1);
         q.owners.push_back(static_cast<const shm::InboxHeader*>(inbox_of(to_world(c, m))));
       }
     }

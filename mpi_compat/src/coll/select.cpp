@@ -11,7 +11,7 @@
 #include <string>
 
 #include "errors.hpp"
-#include "pt2pt/backoff.hpp"
+#include "runtime.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -214,7 +214,7 @@ bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
   if (f >= 0) return std::size_t(f) == kShm[int(k)];
   if (p > kFlatMaxRanks) return false;
   const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
-  if (p > 2 && Backoff::is_oversubscribed()) {
+  if (p > 2 && node_oversubscribed()) {
     const bool p_blocks = k == FlatColl::kScatter || k == FlatColl::kAlltoall;  // bytes: p blocks
     return (p_blocks ? bytes / std::size_t(p) : bytes) <= kFlatMaxOversubscribed;
   }

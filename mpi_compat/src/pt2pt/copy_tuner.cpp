@@ -30,7 +30,7 @@ CopyTuner& CopyTuner::instance() {
 }
 
 std::uint64_t CopyTuner::Arm::median() const {
-  const std::size_t n = std::size_t(std::min(count, kWindow));
+  const std::size_t n = std::size_t(std::min<std::uint64_t>(count, kWindow));
   std::array<std::uint64_t, kWindow> v = ns;
   for (std::size_t i = 1; i < n; ++i) {  // insertion sort of at most kWindow values
     for (std::size_t j = i; j > 0 && v[j - 1] > v[j]; --j) std::swap(v[j - 1], v[j]);

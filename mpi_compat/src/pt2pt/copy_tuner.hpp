@@ -60,7 +60,7 @@ class CopyTuner {
  private:
   struct Arm {
     std::array<std::uint64_t, kWindow> ns{};
-    int count = 0;
+    std::uint64_t count = 0;  ///< times recorded (ns[count % kWindow] is the next slot)
     [[nodiscard]] std::uint64_t median() const;
   };
   struct Entry {

@@ -125,7 +125,8 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
   void* mine = inboxes[std::size_t(rank)];
   my_header_ = static_cast<shm::InboxHeader*>(mine);
   const bool cma = cma_wanted();
-  if (mine != nullptr && layout.total_bytes() <= kPrefaultMaxBytes) {
+  // (Up to the flat area: the large flat buffers, FlatBig, are touched only when used.)
+  if (mine != nullptr && layout.flat_big_offset() <= kPrefaultMaxBytes) {
     prefault(layout.cells(mine, 0), std::size_t(size) * layout.ring_bytes());  // every ring in this inbox
     // The flat collectives' lines and buffers (coll/flat.hpp, 264 KiB): written by this rank only.
     prefault(layout.flat(mine, 0), std::size_t(shm::kFlatSlots) * sizeof(shm::FlatArea));
@@ -154,7 +155,7 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     p.bulk_in =
         shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
     p.header = static_cast<const shm::InboxHeader*>(theirs);
-    if (layout.total_bytes() <= kPrefaultMaxBytes) {
+    if (layout.flat_big_offset() <= kPrefaultMaxBytes) {
       prefault(layout.cells(theirs, rank), layout.ring_bytes());  // this rank's ring in the peer's inbox
     }
     p.cma = cma && p.pid > 0;
@@ -504,17 +505,21 @@ void Engine::abandon_recv(Request* r) noexcept {
   const bool remote = source >= 0 && source < size_ && source != rank_;
   if (!r->complete && r->recv_state == RecvState::kMatched && remote) {
     Peer& p = peers_[std::size_t(source)];
-    // Only this peer's channel: other peers may be the ones that failed, and no collective advances
-    // from inside a schedule's destructor.
+    // Every channel (progress_channels: no collective advances from inside a schedule's
+    // destructor): the sender may itself be abandoning a receive from a third rank and need this
+    // rank's channel to it to move (a ring of survivors after a death would otherwise wait on each
+    // other for ever); a dead peer's ring just has nothing new.
     Backoff backoff;
+    int failures = 0;
     while (!r->complete && holds_recv(p, r)) {
       bool moved = false;
       try {
-        moved = progress_peer(p, source, true);
+        moved = progress_channels();
+        failures = 0;
       } catch (...) {
-        // A path's error is about its peer and comes again at every poll; a ring's cell that failed
-        // (a refused copy) is consumed, so the loop looks again.
-        if (p.path) break;
+        // A path's error comes again at every poll; a ring's cell that failed (a refused copy) is
+        // consumed, so the loop looks again, a bounded number of times in a row.
+        if (p.path || ++failures > 64) break;
         moved = true;
       }
       if (moved) {
