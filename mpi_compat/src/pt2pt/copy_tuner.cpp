@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <utility>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace takyon::mpi {
 namespace {
@@ -25,7 +28,7 @@ CopyTuner::Forced forced_from_env() {
 }  // namespace
 
 CopyTuner& CopyTuner::instance() {
-  static CopyTuner tuner(forced_from_env());
+  static CopyTuner tuner(forced_from_env(), std::getenv("TAKYON_MPI_COLL_COPY_TRACE") != nullptr);
   return tuner;
 }
 
@@ -46,7 +49,7 @@ int CopyTuner::find(const void* key, int ranks, int size_class) const {
   return -1;
 }
 
-CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes) {
+CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes, std::size_t total) {
   Ticket t;
   if (forced_ != Forced::kAuto) {
     t.decided = true;
@@ -55,7 +58,7 @@ CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes
   }
   if (bytes < kMinBytes) return t;
   t.decided = true;
-  const int sc = size_class(bytes);
+  const int sc = size_class(total > bytes ? total : bytes);
   int i = find(key, ranks, sc);
   if (i < 0) {
     Entry e;
@@ -96,7 +99,14 @@ void CopyTuner::end(const Ticket& t, std::uint64_t ns) {
     // single copy still pays for first touches more than the pipeline (whose chunks are warm), and
     // exchanges (allgather, alltoall) then looked faster piped though their single copy wins later.
     const double single = double(e.arms[0].median());
+    const Mode before = e.choice;
     e.choice = double(e.arms[1].median()) < kPipelineMargin * single ? Mode::kPipeline : Mode::kSingle;
+    if (trace_ && (e.choice != before || e.calls == std::uint32_t(kWarmup + kExplore))) {
+      std::fprintf(stderr, "takyon-mpi: pid %d: %s on %d ranks, %zu bytes and more received: %s (median %.1f us piped, %.1f us single)\n",
+                   int(getpid()), static_cast<const char*>(e.key), e.ranks, std::size_t(1) << e.size_class,
+                   e.choice == Mode::kPipeline ? "the pipeline" : "the single copy", double(e.arms[1].median()) / 1e3,
+                   single / 1e3);
+    }
   }
 }
 

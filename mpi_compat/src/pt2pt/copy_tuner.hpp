@@ -45,13 +45,15 @@ class CopyTuner {
     Mode mode = Mode::kSingle;
   };
 
-  explicit CopyTuner(Forced forced = Forced::kAuto) : forced_(forced) {}
+  /// `trace`: print each choice to stderr (TAKYON_MPI_COLL_COPY_TRACE). Keys must then be C strings.
+  explicit CopyTuner(Forced forced = Forced::kAuto, bool trace = false) : forced_(forced), trace_(trace) {}
   /// The process's tuner (TAKYON_MPI_COLL_COPY read at the first call).
   static CopyTuner& instance();
 
   /// The way for a call of collective `key` (any stable pointer, e.g. the function name) on `ranks`
-  /// ranks whose largest receive is `bytes`.
-  Ticket begin(const void* key, int ranks, std::size_t bytes);
+  /// ranks whose largest receive is `bytes` and whose receives add up to `total` (the size class; 0:
+  /// `bytes`): tuned when `bytes` is kMinBytes or more.
+  Ticket begin(const void* key, int ranks, std::size_t bytes, std::size_t total = 0);
   /// The call of `t` took `ns`.
   void end(const Ticket& t, std::uint64_t ns);
   /// The way now preferred for that key (tests); kSingle before anything was learnt.
@@ -74,6 +76,7 @@ class CopyTuner {
   [[nodiscard]] int find(const void* key, int ranks, int size_class) const;
 
   Forced forced_;
+  bool trace_;
   std::vector<Entry> entries_;
 };
 

@@ -81,6 +81,14 @@ TEST(CopyTuner, KeysAreSeparateAndSmallCallsAreNotTuned) {
   EXPECT_EQ(t.preferred(a, 4, 1 << 20), Mode::kSingle);   // another communicator size
   EXPECT_EQ(t.preferred(a, 2, 1 << 18), Mode::kSingle);   // another size class
   EXPECT_EQ(t.preferred(a, 2, (1 << 20) + 5), Mode::kPipeline);  // same size class
+  // The size class is that of all received bytes: 4 receives of 256 KiB are not one of 256 KiB.
+  drive(t, b, 2, 1 << 18, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 60);
+  for (int i = 0; i < CopyTuner::kWarmup + CopyTuner::kExplore; ++i) {
+    CopyTuner::Ticket k = t.begin(b, 2, 1 << 18, 1 << 20);
+    t.end(k, k.mode == Mode::kPipeline ? 100 : 60);
+  }
+  EXPECT_EQ(t.preferred(b, 2, 1 << 18), Mode::kPipeline);
+  EXPECT_EQ(t.preferred(b, 2, 1 << 20), Mode::kSingle);
   CopyTuner::Ticket small = t.begin(a, 2, CopyTuner::kMinBytes - 1);
   EXPECT_FALSE(small.decided);
   EXPECT_LT(small.entry, 0);
