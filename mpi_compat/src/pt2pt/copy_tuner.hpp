@@ -6,8 +6,9 @@
 // shared a fast cache path the split halved a 1 MiB bcast against the pipeline; on an AMD EPYC VM
 // with its two vCPUs 300 ns apart the pipeline was 10-40% faster for most np-2 collectives at 1 MiB
 // (lines a peer wrote into this rank's buffer are read back from the peer's cache). So each
-// (collective, communicator size, size class) times its calls: after kWarmup calls (page faults and
-// first touches of the buffers), kExplore calls try the two ways in two runs of kExplore / 2 (not
+// (collective, communicator size, size class) times its calls: after kWarmup calls through the
+// pipeline (page faults and first touches of the buffers and of the pipeline's chunks, which made
+// its first calls 3-10x slower), kExplore calls try the two ways in two runs of kExplore / 2 (not
 // alternating: each way leaves the buffers' lines in other caches, which the first call of the other
 // way pays; the first call of a run is not counted); from then on the single copy is used unless the
 // pipeline's median (of its last kWindow counted times) is kPipelineMargin of the single copy's or
@@ -28,7 +29,7 @@ class CopyTuner {
  public:
   enum class Mode : std::uint8_t { kSingle = 0, kPipeline = 1 };
   enum class Forced : std::uint8_t { kAuto, kSingle, kPipeline };
-  static constexpr int kWarmup = 4;   ///< first calls: the single copy, not counted (cold buffers)
+  static constexpr int kWarmup = 4;   ///< first calls: the pipeline, not counted (cold buffers, chunks)
   static constexpr int kExplore = 8;  ///< next calls: half one way, then half the other
   static constexpr int kWindow = 4;   ///< times kept per way
   static constexpr std::uint32_t kReexplore = 64;

@@ -178,11 +178,18 @@ class Engine {
     /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
     int pidfd = -1;
     bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
+    char* bulk_out_chunks = nullptr;    ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
+    char* bulk_in_chunks = nullptr;     ///< the peer's pipeline chunks in this rank's inbox
+    bool bulk_out_warm = false;
+    bool bulk_in_warm = false;
     std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
     std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
   };
 
   bool emit(Peer& p, int dest, const Outgoing& o);
+  /// Before the first pipelined transfer to (`out`) or from a peer: maps that pipeline's chunks in
+  /// one call (MADV_POPULATE_WRITE) instead of a page fault per 4 KiB page on first use.
+  void warm_bulk(Peer& p, bool out);
   /// After a message went into p's ring: if nothing arrived from p since the previous send (a stream,
   /// not a ping-pong), claims the ring's next cell ahead (RingProducer::prefetch_ahead).
   static void stream_hint(Peer& p) {

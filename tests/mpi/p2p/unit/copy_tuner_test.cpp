@@ -29,8 +29,9 @@ int drive(CopyTuner& t, const void* key, int ranks, std::size_t bytes, int calls
 TEST(CopyTuner, ExploresBothThenKeepsTheFaster) {
   CopyTuner t;
   const char* key = "MPI_Bcast";
-  // Warm-up (the single copy), then exactly half of the next kExplore calls each way.
-  EXPECT_EQ(drive(t, key, 2, 1 << 20, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 60), CopyTuner::kExplore / 2);
+  // Warm-up (the pipeline), then exactly half of the next kExplore calls each way.
+  EXPECT_EQ(drive(t, key, 2, 1 << 20, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 60),
+            CopyTuner::kWarmup + CopyTuner::kExplore / 2);
   EXPECT_EQ(t.preferred(key, 2, 1 << 20), Mode::kPipeline);
   // Then the pipeline, except the periodic re-exploration (kReexploreCalls calls per kReexplore),
   // which finds nothing better.
