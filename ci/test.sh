@@ -12,7 +12,7 @@
 #   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 30)
 #   TAKYON_CI_JOBS      parallel build jobs and ctest -j (default 2)
 #   TAKYON_CI_BUDGET_<name>  seconds the ctest run of that configuration may take in all
-#                       (defaults: normal 300, asan 420, tsan 480); each test also has its own timeout
+#                       (defaults: normal 450, asan 720, tsan 720); each test also has its own timeout
 #   TAKYON_CI_CTEST_ARGS extra ctest arguments, e.g. "-L examples" or "-E bench"
 # Exit status: 0 if every configuration built and passed, 1 otherwise. Logs: build/<name>/ci-*.log.
 set -uo pipefail
@@ -189,13 +189,13 @@ for config in "${CONFIGS[@]}"; do
   LAUNCHER=()
   case "$config" in
     normal)
-      run_config normal "${TAKYON_CI_BUDGET_normal:-300}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON
+      run_config normal "${TAKYON_CI_BUDGET_normal:-450}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON
       ;;
     asan)
       if probe_sanitizer address,undefined; then
         # No benchmarks here either (as in TSan): they are tools, built and smoke-tested in the
         # normal configuration; the sanitizers watch the libraries, launcher and examples.
-        run_config asan "${TAKYON_CI_BUDGET_asan:-420}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
+        run_config asan "${TAKYON_CI_BUDGET_asan:-720}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
           -DTAKYON_SANITIZE=address -DTAKYON_BUILD_BENCH=OFF "${SANITIZER_FLAGS_ASAN[@]}"
       else
         RESULT[asan]=FAILED DETAIL[asan]="ASan programs cannot run on this machine"
@@ -203,7 +203,7 @@ for config in "${CONFIGS[@]}"; do
       ;;
     tsan)
       if probe_sanitizer thread; then
-        run_config tsan "${TAKYON_CI_BUDGET_tsan:-480}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
+        run_config tsan "${TAKYON_CI_BUDGET_tsan:-720}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_WITH_UCX=ON \
           -DTAKYON_SANITIZE=thread -DTAKYON_BUILD_BENCH=OFF "${SANITIZER_FLAGS_TSAN[@]}"
       else
         RESULT[tsan]=FAILED DETAIL[tsan]="TSan programs cannot run on this machine"

@@ -7,8 +7,12 @@
 #include "test_util.h"
 
 static int rank_, size_;
-static const int kCounts[] = {0, 1, 7, 300, 2000, 16384, 20000}; /* ints: up to 80 KB per block (8 and 64 KiB: the large flat buffers) */
-#define NCOUNTS ((int)(sizeof kCounts / sizeof kCounts[0]))
+/* Ints per block: 0, small, and above the algorithm thresholds (80 KB); with the argument
+ * "flat-sizes" also 8 and 64 KiB (the flat collectives' large buffers, with more ranks than cores). */
+static const int kDefaultCounts[] = {0, 1, 7, 300, 20000};
+static const int kFlatSizeCounts[] = {0, 1, 7, 300, 2000, 16384, 20000};
+static const int *kCounts = kDefaultCounts;
+static int NCOUNTS = (int)(sizeof kDefaultCounts / sizeof kDefaultCounts[0]);
 
 static int val(int r, int i) { return r * 100003 + i * 7 + 1; }
 
@@ -402,6 +406,10 @@ static void test_derived(void) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "flat-sizes") == 0) {
+    kCounts = kFlatSizeCounts;
+    NCOUNTS = (int)(sizeof kFlatSizeCounts / sizeof kFlatSizeCounts[0]);
+  }
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
