@@ -184,14 +184,11 @@ int runtime_init(int required) {
     long host_cpus = 0;
     for (int r = 0; r < job.size; ++r) {
       const PeerRecord& p = records[std::size_t(r)];
-      if (p.host != mine.host || p.boot_id != mine.boot_id) continue;
-      ++host_ranks;
-      if (p.cpus > 0 && (host_cpus == 0 || p.cpus < host_cpus)) host_cpus = p.cpus;
-    }
-    rt->oversubscribed = host_cpus > 0 && host_ranks > host_cpus;
-    for (int r = 0; r < job.size; ++r) {
-      const PeerRecord& p = records[std::size_t(r)];
       bool same_host = p.host == mine.host && p.boot_id == mine.boot_id;
+      if (same_host) {
+        ++host_ranks;
+        if (p.cpus > 0 && (host_cpus == 0 || p.cpus < host_cpus)) host_cpus = p.cpus;
+      }
       pids[std::size_t(r)] = same_host ? p.pid : 0;
       if (p.host != records[0].host || p.boot_id != records[0].boot_id)
         job_has_paths = true;  // same on every rank
@@ -200,6 +197,7 @@ int runtime_init(int required) {
       needs_path[std::size_t(r)] = !uses_shm[std::size_t(r)];
       any_shm = any_shm || uses_shm[std::size_t(r)];
     }
+    rt->oversubscribed = host_cpus > 0 && host_ranks > host_cpus;
 
     shm::InboxLayout layout = shm::InboxLayout::for_ranks(std::uint32_t(job.size));
     rt->layout = layout;

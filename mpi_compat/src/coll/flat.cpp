@@ -76,17 +76,17 @@ struct SlotState {
 
 std::array<SlotState, shm::kFlatSlots> g_slots;  // constant-initialized: no guard on the fast path
 
-/// The members of a freed communicator that may still read this rank's buffers of its slot: member i
-/// is done once its control line reaches until[i] (it announced, freeing the communicator itself, or
-/// entered a later epoch) or it called MPI_Finalize. Until then this rank does not offer the slot for
-/// a new communicator (slot_reusable), so nothing of a new one overwrites what they read.
-struct Quarantine {
-  std::vector<const shm::FlatControl*> lines;
-  std::vector<std::uint64_t> until;
-  std::vector<const shm::InboxHeader*> owners;
+/// A member of a freed communicator that may still read this rank's buffers of its slot: done once
+/// its control line reaches `until` (it announced, freeing the communicator itself, or entered a
+/// later epoch) or it called MPI_Finalize. While any is not, this rank does not offer the slot for a
+/// new communicator (slot_reusable), so nothing of a new one overwrites what they read.
+struct LateReader {
+  const shm::FlatControl* line;
+  std::uint64_t until;
+  const shm::InboxHeader* owner;
 };
 
-std::array<Quarantine, shm::kFlatSlots> g_quarantine;
+std::array<std::vector<LateReader>, shm::kFlatSlots> g_quarantine;
 
 std::array<SlotState, shm::kFlatSlots>& slots() {
   return g_slots;
@@ -412,12 +412,11 @@ void release(CommInfo& c) {
     // A member that entered the epoch after this rank's last publication has read it all.
     const std::uint64_t last = std::max(s.published[0], s.published[1]);
     if (last != 0 && s.all_entered < last + 1) {
-      Quarantine& q = g_quarantine[std::size_t(c.slot)];
       for (int m = 0; m < s.size; ++m) {
         if (m == s.rank || has_entered(s, m, last + 1)) continue;
-        q.lines.push_back(&s.areas[std::size_t(m)]->control);
-        q.until.push_back(s.base[std::size_t(m)] + last + 1);
-        q.owners.push_back(static_cast<const shm::InboxHeader*>(inbox_of(to_world(c, m))));
+        g_quarantine[std::size_t(c.slot)].push_back(
+            LateReader{&s.areas[std::size_t(m)]->control, s.base[std::size_t(m)] + last + 1,
+                       static_cast<const shm::InboxHeader*>(inbox_of(to_world(c, m)))});
       }
     }
   }
@@ -426,14 +425,14 @@ void release(CommInfo& c) {
 
 bool slot_reusable(int slot) {
   if (slot >= shm::kFlatSlots) return true;
-  Quarantine& q = g_quarantine[std::size_t(slot)];
-  for (std::size_t i = 0; i < q.lines.size(); ++i) {
-    if (q.lines[i]->seq.load(std::memory_order_acquire) < q.until[i] &&
-        q.owners[i]->finalized.load(std::memory_order_acquire) == 0) {
+  std::vector<LateReader>& q = g_quarantine[std::size_t(slot)];
+  for (const LateReader& r : q) {
+    if (r.line->seq.load(std::memory_order_acquire) < r.until &&
+        r.owner->finalized.load(std::memory_order_acquire) == 0) {
       return false;
     }
   }
-  q = Quarantine{};
+  q.clear();
   return true;
 }
 

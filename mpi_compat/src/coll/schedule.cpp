@@ -98,6 +98,8 @@ void Schedule::send(int peer, const void* buf, std::size_t bytes) {
 }
 
 void Schedule::recv(int peer, void* buf, std::size_t bytes) {
+  recv_largest_ = std::max(recv_largest_, bytes);
+  recv_total_ += bytes;
   Step s{Step::Kind::kRecv};
   s.peer = peer;
   s.dst = buf;
@@ -277,15 +279,8 @@ bool Schedule::advance() {
 }
 
 void Schedule::run() {
-  std::size_t largest = 0;
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < steps_.size(); ++i) {
-    if (steps_[i].kind != Step::Kind::kRecv) continue;
-    largest = std::max(largest, steps_[i].bytes);
-    total += steps_[i].bytes;
-  }
   CopyTuner& tuner = CopyTuner::instance();
-  const CopyTuner::Ticket t = tuner.begin(fn_, size_, largest, total);
+  const CopyTuner::Ticket t = tuner.begin(fn_, size_, recv_largest_, recv_total_);
   if (t.decided) pipelined_ = t.mode == CopyTuner::Mode::kPipeline ? 1 : 0;
   const std::uint64_t t0 = t.entry >= 0 ? monotonic_ns() : 0;
   if (!advance()) engine().wait_until([this] { return advance(); });

@@ -140,6 +140,8 @@ class Schedule {
   std::size_t round_ = 0;                ///< the round in progress
   bool started_ = false;
   int pipelined_ = -1;  ///< whether the receives take the bulk pipeline (-1: not decided yet)
+  std::size_t recv_largest_ = 0;  ///< the largest receive step's bytes (the copy tuner's key)
+  std::size_t recv_total_ = 0;    ///< all receive steps' bytes
   struct Inflight {
     Request* req;
     std::size_t step;

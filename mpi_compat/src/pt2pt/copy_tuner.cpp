@@ -53,7 +53,7 @@ CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes
   Ticket t;
   if (forced_ != Forced::kAuto) {
     t.decided = true;
-    t.mode = forced_ == Forced::kPipeline ? Mode::kPipeline : Mode::kSingle;
+    t.mode = forced_mode();
     return t;
   }
   if (bytes < kMinBytes) return t;
@@ -104,16 +104,18 @@ void CopyTuner::end(const Ticket& t, std::uint64_t ns) {
     const Mode before = e.choice;
     e.choice = double(e.arms[1].median()) < kPipelineMargin * single ? Mode::kPipeline : Mode::kSingle;
     if (trace_ && (e.choice != before || e.calls == std::uint32_t(kWarmup + kExplore))) {
-      std::fprintf(stderr, "takyon-mpi: pid %d: %s on %d ranks, %zu bytes and more received: %s (median %.1f us piped, %.1f us single)\n",
+      std::fprintf(stderr,
+                   "takyon-mpi: pid %d: %s on %d ranks, %zu bytes and more received: %s "
+                   "(median %.1f us piped, %.1f us single)\n",
                    int(getpid()), static_cast<const char*>(e.key), e.ranks, std::size_t(1) << e.size_class,
-                   e.choice == Mode::kPipeline ? "the pipeline" : "the single copy", double(e.arms[1].median()) / 1e3,
-                   single / 1e3);
+                   e.choice == Mode::kPipeline ? "the pipeline" : "the single copy",
+                   double(e.arms[1].median()) / 1e3, single / 1e3);
     }
   }
 }
 
 CopyTuner::Mode CopyTuner::preferred(const void* key, int ranks, std::size_t bytes) const {
-  if (forced_ != Forced::kAuto) return forced_ == Forced::kPipeline ? Mode::kPipeline : Mode::kSingle;
+  if (forced_ != Forced::kAuto) return forced_mode();
   if (bytes < kMinBytes) return Mode::kSingle;
   int i = find(key, ranks, size_class(bytes));
   return i < 0 ? Mode::kSingle : entries_[std::size_t(i)].choice;

@@ -93,10 +93,11 @@ class Engine {
   /// Cancels a receive not yet matched; returns whether it was cancelled.
   bool cancel_recv(Request* r);
   /// Gives up a receive whose buffer its owner is about to free or reuse (a failed collective's
-  /// schedule), then releases `r`: cancelled if still posted; if matched, the sender's channel is
-  /// progressed until the receive completes or the sender is gone (finalized or exited; a peer that
-  /// lives on without progressing keeps this waiting), and then nothing writes to r->buf any more (a
-  /// split's sender writes into it from its own process until it answers). Never throws.
+  /// schedule), then releases `r`: cancelled if still posted; if matched, every channel is progressed
+  /// (the sender may itself wait on this rank) until the receive completes or the sender is gone
+  /// (finalized or exited; a peer that lives on without progressing keeps this waiting), and then
+  /// nothing writes to r->buf any more (a split's sender writes into it from its own process until it
+  /// answers). Never throws.
   void abandon_recv(Request* r) noexcept;
   /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
   bool probe(int ctx, int source, int tag, ProbeResult& out);

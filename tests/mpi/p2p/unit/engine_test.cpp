@@ -23,6 +23,32 @@
 namespace takyon::mpi {
 namespace {
 
+/// Starts a send of `bytes` at `buf` on engine `e` to rank `to`.
+Request* start_send_on(Engine& e, int to, int tag, const void* buf, std::size_t bytes,
+                       SendMode mode = SendMode::kStandard) {
+  Request* r = e.requests().acquire();
+  r->kind = RequestKind::kSend;
+  r->mode = mode;
+  r->buf = const_cast<void*>(buf);
+  r->bytes = bytes;
+  r->peer = to;
+  r->tag = tag;
+  e.start_send(r);
+  return r;
+}
+
+/// Starts a receive of up to `bytes` into `buf` on engine `e` from rank `from`.
+Request* start_recv_on(Engine& e, int from, int tag, void* buf, std::size_t bytes) {
+  Request* r = e.requests().acquire();
+  r->kind = RequestKind::kRecv;
+  r->buf = buf;
+  r->bytes = bytes;
+  r->peer = from;
+  r->tag = tag;
+  e.start_recv(r);
+  return r;
+}
+
 class EnginePair : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -39,25 +65,10 @@ class EnginePair : public ::testing::Test {
     e_[1] = std::make_unique<Engine>(1, 2, layout_, bases, pids);
   }
   Request* send(int from, int to, int tag, const void* buf, std::size_t bytes, SendMode mode = SendMode::kStandard) {
-    Request* r = e_[from]->requests().acquire();
-    r->kind = RequestKind::kSend;
-    r->mode = mode;
-    r->buf = const_cast<void*>(buf);
-    r->bytes = bytes;
-    r->peer = to;
-    r->tag = tag;
-    e_[from]->start_send(r);
-    return r;
+    return start_send_on(*e_[from], to, tag, buf, bytes, mode);
   }
   Request* recv(int at, int from, int tag, void* buf, std::size_t bytes) {
-    Request* r = e_[at]->requests().acquire();
-    r->kind = RequestKind::kRecv;
-    r->buf = buf;
-    r->bytes = bytes;
-    r->peer = from;
-    r->tag = tag;
-    e_[at]->start_recv(r);
-    return r;
+    return start_recv_on(*e_[at], from, tag, buf, bytes);
   }
   /// Rebuilds both engines with TAKYON_MPI_CMA=`cma` (read at construction).
   void rebuild(const char* cma) {
@@ -387,18 +398,8 @@ TEST(EnginePidReuse, SplitSenderDoesNotWriteIntoAReusedPid) {
   int impostor_pipe[2];
   const pid_t impostor = spawn_waiter_as(peer, impostor_pipe);
   if (impostor < 0) GTEST_SKIP() << "could not give pid " << peer << " to another process";
-  Request* r = receiver.requests().acquire();
-  r->kind = RequestKind::kRecv;
-  r->buf = x.data();
-  r->bytes = n;
-  r->peer = 0;
-  receiver.start_recv(r);
-  Request* s = sender.requests().acquire();
-  s->kind = RequestKind::kSend;
-  s->buf = a.data();
-  s->bytes = n;
-  s->peer = 1;
-  sender.start_send(s);
+  Request* r = start_recv_on(receiver, 0, 0, x.data(), n);
+  Request* s = start_send_on(sender, 1, 0, a.data(), n);
   for (int i = 0; i < 1'000'000 && !(r->complete && s->complete); ++i) {
     receiver.progress();
     sender.progress();
