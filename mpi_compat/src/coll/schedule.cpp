@@ -154,7 +154,115 @@ char* Schedule::scratch(std::size_t bytes) {
     return p;
   }
   scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes == 0 ? 1 : bytes));
+  scratch_bytes_.push_back(bytes);
   return scratch_.back().get();
+}
+
+namespace {
+
+bool overlaps(const void* a, std::size_t an, const void* b, std::size_t bn) {
+  auto p = reinterpret_cast<std::uintptr_t>(a);
+  auto q = reinterpret_cast<std::uintptr_t>(b);
+  return p < q + bn && q < p + an;
+}
+
+}  // namespace
+
+bool Schedule::dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a, std::size_t skip_b) const {
+  bool scratch = buf >= static_cast<const void*>(inline_scratch_) &&
+                 static_cast<const char*>(buf) + bytes <= inline_scratch_ + kInlineScratch;
+  for (std::size_t i = 0; !scratch && i < scratch_.size(); ++i) {
+    scratch = buf >= static_cast<const void*>(scratch_[i].get()) &&
+              static_cast<const char*>(buf) + bytes <= scratch_[i].get() + scratch_bytes_[i];
+  }
+  if (!scratch) return false;
+  auto reads = [&](const Step& t) {
+    std::size_t n = t.kind == Step::Kind::kReduce || t.kind == Step::Kind::kUnpack ? t.count * type_size(t.dt) : t.bytes;
+    if (t.kind == Step::Kind::kRecv) return false;
+    if (overlaps(buf, bytes, t.src, n)) return true;
+    return t.kind == Step::Kind::kReduce && overlaps(buf, bytes, t.dst, n);  // inout is read too
+  };
+  // This round's other steps; then round by round: its sends read, its receives write (a receive
+  // covering the whole buffer ends its life), its local steps read.
+  for (std::size_t round = round_; round < round_end_.size(); ++round) {
+    std::size_t begin = round == 0 ? 0 : round_end_[round - 1];
+    std::size_t end = round_end_[round];
+    bool covered = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      const Step& t = steps_[i];
+      if (i == skip_a || i == skip_b) continue;
+      bool transfer = t.kind == Step::Kind::kSend || t.kind == Step::Kind::kRecv;
+      if (round == round_ || transfer) {
+        if (reads(t)) return false;
+      }
+      if (round != round_ && t.kind == Step::Kind::kRecv && t.dst <= buf &&
+          static_cast<const char*>(buf) + bytes <= static_cast<const char*>(t.dst) + t.bytes) {
+        covered = true;
+      }
+    }
+    if (covered) return true;
+    if (round == round_) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      bool transfer = steps_[i].kind == Step::Kind::kSend || steps_[i].kind == Step::Kind::kRecv;
+      if (!transfer && reads(steps_[i])) return false;
+    }
+  }
+  return true;
+}
+
+void Schedule::plan_fold(std::size_t begin, std::size_t end) {
+  fold_.active = false;
+  // The round's first local step must be the reduction: it then runs first after the transfers, so
+  // running it during them reorders nothing. Early copies run during them too: none may be present.
+  std::size_t j = begin;
+  while (j < end && (steps_[j].kind == Step::Kind::kSend || steps_[j].kind == Step::Kind::kRecv)) ++j;
+  if (j == end || steps_[j].kind != Step::Kind::kReduce || !is_predefined_op(steps_[j].op)) return;
+  for (std::size_t i = j; i < end; ++i) {
+    if (steps_[i].kind == Step::Kind::kCopyEarly) return;
+  }
+  const Step& red = steps_[j];
+  const std::size_t item = type_size(red.dt);
+  const std::size_t bytes = red.count * item;
+  for (std::size_t k = begin; k < j; ++k) {
+    const Step& rv = steps_[k];
+    if (rv.kind != Step::Kind::kRecv || rv.bytes != bytes || bytes == 0) continue;
+    const bool into_landing = rv.dst == red.dst;  // recv lands in inout: inout = in op arrived
+    const bool onto_acc = rv.dst == red.src;      // recv lands in `in`:  inout = arrived op inout
+    if (!into_landing && !onto_acc) continue;
+    // What the fold reads besides the data (into_landing: `in`) or writes (onto_acc: inout) must be
+    // no other transfer's buffer of this round while the data arrives.
+    const void* touched = into_landing ? red.src : red.dst;
+    if (overlaps(touched, bytes, rv.dst, bytes)) return;
+    // Folded onto the accumulator, the data never reaches its landing buffer: only scratch that no
+    // later step reads may be skipped (an exscan's landing buffer is the user's result).
+    if (onto_acc && !dead_scratch(rv.dst, bytes, k, j)) return;
+    for (std::size_t i = begin; i < j; ++i) {
+      const Step& t = steps_[i];
+      if (i == k) continue;
+      if (t.kind == Step::Kind::kRecv && overlaps(touched, bytes, t.dst, t.bytes)) return;
+      if (t.kind == Step::Kind::kSend && onto_acc && overlaps(touched, bytes, t.src, t.bytes)) return;
+    }
+    fold_.recv_step = k;
+    fold_.reduce_step = j;
+    fold_.other = static_cast<const char*>(red.src);
+    fold_.out = static_cast<char*>(red.dst);
+    fold_.data_is_x = onto_acc;
+    fold_.op = red.op;
+    fold_.dt = red.dt;
+    fold_.item = item;
+    fold_.active = true;
+    return;
+  }
+}
+
+void Schedule::fold_data(const void* ctx, const char* data, std::size_t at, std::size_t bytes) {
+  const auto& f = *static_cast<const FoldPlan*>(ctx);
+  char* out = f.out + at;
+  if (f.data_is_x) {
+    apply_op_into(f.op, f.dt, data, out, out, bytes / f.item);
+  } else {
+    apply_op_into(f.op, f.dt, f.other + at, data, out, bytes / f.item);
+  }
 }
 
 void Schedule::start_round() {
@@ -177,6 +285,7 @@ void Schedule::start_round() {
   // (the split single copy's peer writes lines this rank then reduces, across the chip; reading them
   // all itself: 80-89 us). A rooted reduce keeps the single copy (1 MiB 68-70 against 77-80).
   if (pipelined_ < 0) pipelined_ = exchanges_to_reduce() ? 1 : 0;
+  plan_fold(begin, end);
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -199,6 +308,7 @@ void Schedule::start_round() {
       r->local_work = early;
       r->fan_in = fan_in;
       r->pipelined = pipelined_ == 1;
+      if (fold_.active && i == fold_.recv_step) r->fold = Fold{&fold_data, &fold_, fold_.item};
       inflight_.push_back(Inflight{r, i});
       if (s.kind == Step::Kind::kRecv) {
         e.start_recv(r);
@@ -234,9 +344,11 @@ bool Schedule::finish_round() {
   }
   Engine& e = engine();
   std::string error;
+  bool folded = false;
   for (const Inflight& f : inflight_) {
     Request* r = f.req;
     const Step& s = steps_[f.step];
+    folded = folded || r->folded;
     if (error.empty() && r->kind == RequestKind::kRecv && (r->truncated || r->status_bytes != s.bytes)) {
       error = std::string(fn_) + ": rank " + std::to_string(s.peer) + " sent " +
               std::to_string(r->truncated ? r->sent_bytes : r->status_bytes) + " bytes where rank " +
@@ -255,7 +367,7 @@ bool Schedule::finish_round() {
         std::memmove(s.dst, s.src, s.bytes);
         break;
       case Step::Kind::kReduce:
-        apply_op(s.op, s.dt, s.src, s.dst, s.count);
+        if (!(folded && i == fold_.reduce_step)) apply_op(s.op, s.dt, s.src, s.dst, s.count);
         break;
       case Step::Kind::kUnpack:
         takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);

@@ -127,6 +127,13 @@ class Schedule {
   bool finish_round();
   /// Whether the schedule reduces and, in some round, both sends and receives (start_round).
   [[nodiscard]] bool exchanges_to_reduce() const;
+  /// Picks the round's reduction to fold into its receive (fold_), if it has one that can be.
+  void plan_fold(std::size_t begin, std::size_t end);
+  /// Whether [buf, buf+bytes) is scratch memory whose contents no step reads after this round's
+  /// receive `skip_a` and reduction `skip_b` (before a later receive overwrites it whole).
+  [[nodiscard]] bool dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a, std::size_t skip_b) const;
+  /// Fold::fn for fold_: combines arriving bytes into place.
+  static void fold_data(const void* ctx, const char* data, std::size_t at, std::size_t bytes);
   /// A copy step of `kind` (kCopy or kCopyEarly); none for nothing to copy.
   void add_copy(Step::Kind kind, const void* src, void* dst, std::size_t bytes);
 
@@ -147,7 +154,23 @@ class Schedule {
     std::size_t step;
   };
   SmallVec<Inflight, 16> inflight_;
+  /// The current round's reduction folded into one of its receives as the data arrives, when that
+  /// receive streams through the bulk pipeline (Request::fold): `out = other op data` (data_is_x false)
+  /// or `out = data op out` (true). Its reduce step is skipped once the request says it folded.
+  struct FoldPlan {
+    std::size_t recv_step = 0;
+    std::size_t reduce_step = 0;
+    const char* other = nullptr;
+    char* out = nullptr;
+    bool data_is_x = false;
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    std::size_t item = 0;
+    bool active = false;
+  };
+  FoldPlan fold_;
   std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<std::size_t> scratch_bytes_;  ///< the size of each scratch_ block
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;
   alignas(16) char inline_scratch_[kInlineScratch];

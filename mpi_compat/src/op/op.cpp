@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -246,10 +247,11 @@ struct IsComplex : std::false_type {};
 template <class T>
 struct IsComplex<std::complex<T>> : std::true_type {};
 
-/// io[i] = f(in[i], io[i]) for i < n. Written so that -O2 vectorizes it (GCC's very-cheap cost
-/// model at -O2 only vectorizes loops without alias checks whose trip count is a multiple of the
-/// vector length): non-overlapping buffers (every collective's) go through restrict pointers in
-/// blocks of a fixed 64 items; overlapping ones (MPI_Reduce_local given one buffer twice) one by one.
+/// out[i] = f(x[i], y[i]) for i < n (apply_op: out == y). Written so that -O2 vectorizes it (GCC's
+/// very-cheap cost model at -O2 only vectorizes loops without alias checks whose trip count is a
+/// multiple of the vector length): non-overlapping buffers (every collective's) go through restrict
+/// pointers in blocks of a fixed 64 items; overlapping ones (MPI_Reduce_local given one buffer twice)
+/// one by one.
 template <class T, class F>
 void each_disjoint(const T* __restrict in, T* __restrict io, std::size_t n, F f) {
   constexpr std::size_t kBlock = 64;
@@ -260,91 +262,109 @@ void each_disjoint(const T* __restrict in, T* __restrict io, std::size_t n, F f)
   for (; i < n; ++i) io[i] = f(in[i], io[i]);
 }
 template <class T, class F>
-void each(const T* in, T* io, std::size_t n, F f) {
-  auto a = reinterpret_cast<std::uintptr_t>(in);
-  auto b = reinterpret_cast<std::uintptr_t>(io);
-  if (a + n * sizeof(T) <= b || b + n * sizeof(T) <= a) {
-    each_disjoint(in, io, n, f);
+void each_disjoint3(const T* __restrict x, const T* __restrict y, T* __restrict out, std::size_t n, F f) {
+  constexpr std::size_t kBlock = 64;
+  std::size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    for (std::size_t j = 0; j < kBlock; ++j) out[i + j] = f(x[i + j], y[i + j]);
+  }
+  for (; i < n; ++i) out[i] = f(x[i], y[i]);
+}
+template <class T>
+bool disjoint(const T* a, const T* b, std::size_t n) {
+  auto p = reinterpret_cast<std::uintptr_t>(a);
+  auto q = reinterpret_cast<std::uintptr_t>(b);
+  return p + n * sizeof(T) <= q || q + n * sizeof(T) <= p;
+}
+template <class T, class F>
+void each(const T* x, const T* y, T* out, std::size_t n, F f) {
+  if (out == y && disjoint(x, y, n)) {
+    each_disjoint(x, out, n, f);
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) io[i] = f(in[i], io[i]);
+  if (disjoint(x, y, n) && disjoint(x, static_cast<const T*>(out), n) && disjoint(y, static_cast<const T*>(out), n)) {
+    each_disjoint3(x, y, out, n, f);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
 }
 
 template <class T>
-void kernel(MPI_Op op, const T* in, T* io, std::size_t n) {
+void kernel(MPI_Op op, const T* x, const T* y, T* out, std::size_t n) {
   constexpr bool is_bool = std::is_same_v<T, bool>;
   constexpr bool is_complex = IsComplex<T>::value;
   constexpr bool is_integer = std::is_integral_v<T> && !is_bool;
   constexpr bool is_int128 = std::is_same_v<T, Int128>;
   if constexpr (!is_bool) {
     if (op == MPI_SUM) {
-      each(in, io, n, [](T a, T b) { return T(plus<T>(a, b)); });
+      each(x, y, out, n, [](T a, T b) { return T(plus<T>(a, b)); });
       return;
     }
     if (op == MPI_PROD) {
-      each(in, io, n, [](T a, T b) { return T(times<T>(a, b)); });
+      each(x, y, out, n, [](T a, T b) { return T(times<T>(a, b)); });
       return;
     }
   }
   if constexpr (!is_bool && !is_complex) {
     if (op == MPI_MIN) {
-      each(in, io, n, [](T a, T b) { return T(a < b ? a : b); });
+      each(x, y, out, n, [](T a, T b) { return T(a < b ? a : b); });
       return;
     }
     if (op == MPI_MAX) {
-      each(in, io, n, [](T a, T b) { return T(a > b ? a : b); });
+      each(x, y, out, n, [](T a, T b) { return T(a > b ? a : b); });
       return;
     }
   }
   if constexpr (is_integer || is_bool || is_int128) {
     if (op == MPI_LAND) {
-      each(in, io, n, [](T a, T b) { return T((a != 0) && (b != 0)); });
+      each(x, y, out, n, [](T a, T b) { return T((a != 0) && (b != 0)); });
       return;
     }
     if (op == MPI_LOR) {
-      each(in, io, n, [](T a, T b) { return T((a != 0) || (b != 0)); });
+      each(x, y, out, n, [](T a, T b) { return T((a != 0) || (b != 0)); });
       return;
     }
     if (op == MPI_LXOR) {
-      each(in, io, n, [](T a, T b) { return T((a != 0) != (b != 0)); });
+      each(x, y, out, n, [](T a, T b) { return T((a != 0) != (b != 0)); });
       return;
     }
   }
   if constexpr (is_integer || is_int128) {
     if (op == MPI_BAND) {
-      each(in, io, n, [](T a, T b) { return T(a & b); });
+      each(x, y, out, n, [](T a, T b) { return T(a & b); });
       return;
     }
     if (op == MPI_BOR) {
-      each(in, io, n, [](T a, T b) { return T(a | b); });
+      each(x, y, out, n, [](T a, T b) { return T(a | b); });
       return;
     }
     if (op == MPI_BXOR) {
-      each(in, io, n, [](T a, T b) { return T(a ^ b); });
+      each(x, y, out, n, [](T a, T b) { return T(a ^ b); });
       return;
     }
   }
 }
 
-/// Reduces in place when both buffers are aligned for T (the usual case), else through copies
-/// (packed collective buffers may have any alignment).
+/// out = x op y; straight on the buffers when all are aligned for T (the usual case), else through
+/// copies (packed collective buffers may have any alignment).
 template <class T>
-void typed(MPI_Op op, const void* in, void* inout, std::size_t count) {
-  if (reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0 &&
-      reinterpret_cast<std::uintptr_t>(inout) % alignof(T) == 0) {
-    kernel<T>(op, static_cast<const T*>(in), static_cast<T*>(inout), count);
+void typed(MPI_Op op, const void* x, const void* y, void* out, std::size_t count) {
+  auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0; };
+  if (aligned(x) && aligned(y) && aligned(out)) {
+    kernel<T>(op, static_cast<const T*>(x), static_cast<const T*>(y), static_cast<T*>(out), count);
     return;
   }
   constexpr std::size_t kChunk = 256;
   T a[kChunk];
   T b[kChunk];
-  const char* src = static_cast<const char*>(in);
-  char* dst = static_cast<char*>(inout);
+  const char* xs = static_cast<const char*>(x);
+  const char* ys = static_cast<const char*>(y);
+  char* dst = static_cast<char*>(out);
   for (std::size_t done = 0; done < count; done += kChunk) {
     std::size_t n = std::min(kChunk, count - done);
-    std::memcpy(static_cast<void*>(a), src + done * sizeof(T), n * sizeof(T));
-    std::memcpy(static_cast<void*>(b), dst + done * sizeof(T), n * sizeof(T));
-    kernel<T>(op, a, b, n);
+    std::memcpy(static_cast<void*>(a), xs + done * sizeof(T), n * sizeof(T));
+    std::memcpy(static_cast<void*>(b), ys + done * sizeof(T), n * sizeof(T));
+    kernel<T>(op, a, b, b, n);
     std::memcpy(dst + done * sizeof(T), static_cast<const void*>(b), n * sizeof(T));
   }
 }
@@ -418,8 +438,21 @@ bool reduces_packed(MPI_Op op, MPI_Datatype dt) {
 }
 
 void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count) {
+  apply_op_into(op, dt, in, inout, inout, count);
+}
+
+void apply_op_into(MPI_Op op, MPI_Datatype dt, const void* x, const void* y, void* out, std::size_t count) {
   if (count == 0) return;
+  TypeInfo t = type_info(dt);
+  if (out != y && (op == MPI_NO_OP || op == MPI_REPLACE || t.repr >= Repr::kPFloatInt)) {
+    // The pair kernels, REPLACE and NO_OP combine two operands: out takes y first.
+    std::memmove(out, y, count * type_size(dt));
+    y = out;
+  }
+  const void* in = x;
+  void* inout = out;
   if (UserOp* u = find_user(op)) {
+    if (out != y) throw std::logic_error("apply_op_into: a user op needs out == y");
     // The user function takes an int length: very large reductions go in pieces.
     std::size_t extent = std::size_t(type_extent(dt));
     const char* src = static_cast<const char*>(in);
@@ -433,59 +466,58 @@ void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size
     return;
   }
   if (op == MPI_NO_OP) return;
-  TypeInfo t = type_info(dt);
   if (op == MPI_REPLACE) {
     std::memcpy(inout, in, count * type_size(dt));  // packed items
     return;
   }
   switch (t.repr) {
     case Repr::kI8:
-      typed<std::int8_t>(op, in, inout, count);
+      typed<std::int8_t>(op, x, y, out, count);
       break;
     case Repr::kI16:
-      typed<std::int16_t>(op, in, inout, count);
+      typed<std::int16_t>(op, x, y, out, count);
       break;
     case Repr::kI32:
-      typed<std::int32_t>(op, in, inout, count);
+      typed<std::int32_t>(op, x, y, out, count);
       break;
     case Repr::kI64:
-      typed<std::int64_t>(op, in, inout, count);
+      typed<std::int64_t>(op, x, y, out, count);
       break;
     case Repr::kI128:
-      typed<Int128>(op, in, inout, count);
+      typed<Int128>(op, x, y, out, count);
       break;
     case Repr::kU8:
-      typed<std::uint8_t>(op, in, inout, count);
+      typed<std::uint8_t>(op, x, y, out, count);
       break;
     case Repr::kU16:
-      typed<std::uint16_t>(op, in, inout, count);
+      typed<std::uint16_t>(op, x, y, out, count);
       break;
     case Repr::kU32:
-      typed<std::uint32_t>(op, in, inout, count);
+      typed<std::uint32_t>(op, x, y, out, count);
       break;
     case Repr::kU64:
-      typed<std::uint64_t>(op, in, inout, count);
+      typed<std::uint64_t>(op, x, y, out, count);
       break;
     case Repr::kF32:
-      typed<float>(op, in, inout, count);
+      typed<float>(op, x, y, out, count);
       break;
     case Repr::kF64:
-      typed<double>(op, in, inout, count);
+      typed<double>(op, x, y, out, count);
       break;
     case Repr::kFLD:
-      typed<long double>(op, in, inout, count);
+      typed<long double>(op, x, y, out, count);
       break;
     case Repr::kC32:
-      typed<std::complex<float>>(op, in, inout, count);
+      typed<std::complex<float>>(op, x, y, out, count);
       break;
     case Repr::kC64:
-      typed<std::complex<double>>(op, in, inout, count);
+      typed<std::complex<double>>(op, x, y, out, count);
       break;
     case Repr::kCLD:
-      typed<std::complex<long double>>(op, in, inout, count);
+      typed<std::complex<long double>>(op, x, y, out, count);
       break;
     case Repr::kBool:
-      typed<bool>(op, in, inout, count);
+      typed<bool>(op, x, y, out, count);
       break;
     case Repr::kPFloatInt:
       pair_loc<float, int>(op, in, inout, count);

@@ -23,6 +23,9 @@ bool op_commutative(MPI_Op op);
 bool reduces_packed(MPI_Op op, MPI_Datatype dt);
 /// inout[i] = in[i] op inout[i] for `count` items of `dt` (checked with check_op before).
 void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count);
+/// out[i] = x[i] op y[i] (apply_op is x = in, y = out = inout), one pass over the three buffers. With
+/// out != y: predefined ops only (a user op combines in place; std::logic_error otherwise).
+void apply_op_into(MPI_Op op, MPI_Datatype dt, const void* x, const void* y, void* out, std::size_t count);
 
 /// MPI_Op_create / MPI_Op_free: user ops live until freed; a freed handle is invalid afterwards.
 MPI_Op create_user_op(MPI_User_function* fn, bool commute);

@@ -470,6 +470,10 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   }
   if (wanted != 0) {
     warm_bulk(p, false);
+    // Folded chunk by chunk only where every chunk holds whole items (the shm pipeline; a path
+    // channel's frames are copied).
+    r->folded = r->fold.fn != nullptr && !p.path && r->fold.item != 0 &&
+                p.bulk_in.chunk_bytes() % r->fold.item == 0 && wanted % r->fold.item == 0;
     p.streaming_in.push_back(r);
   }
   queue_or_emit(p, source, Outgoing{Outgoing::Kind::kCts, nullptr, msg_id, wanted});
@@ -750,8 +754,16 @@ bool Engine::pump_streams(Peer& p) {
   }
   while (!p.streaming_in.empty()) {
     Request* r = p.streaming_in.front();
-    std::size_t n = p.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done,
-                                  r->rndv_total >= shm::kStreamingMin);
+    std::size_t n = 0;
+    if (r->folded) {
+      const std::size_t base = r->rndv_done;
+      n = p.bulk_in.consume(r->rndv_total - base, [r, base](const char* chunk, std::size_t at, std::size_t len) {
+        r->fold.fn(r->fold.ctx, chunk, base + at, len);
+      });
+    } else {
+      n = p.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done,
+                        r->rndv_total >= shm::kStreamingMin);
+    }
     if (n == 0) break;
     moved = true;
     r->rndv_done += n;

@@ -18,6 +18,16 @@ enum class SendMode : std::uint8_t { kStandard, kSync, kReady, kBuffered };
 /// Where a receive stands (posted -> matched -> complete); cancel works only while kPosted.
 enum class RecvState : std::uint8_t { kIdle, kPosted, kMatched };
 
+/// A receive that combines its data into place as it arrives instead of copying it (a collective's
+/// receive followed by a reduction, Schedule::start_round). Only the shared-memory bulk pipeline folds:
+/// there each chunk is read once, straight from the sender's slot, instead of copied out and read again.
+struct Fold {
+  /// Combines `bytes` arriving bytes (`data`) at byte offset `at` of the message into place.
+  void (*fn)(const void* ctx, const char* data, std::size_t at, std::size_t bytes) = nullptr;
+  const void* ctx = nullptr;
+  std::size_t item = 0;  ///< bytes per item: a call gets whole items only
+};
+
 struct Request {
   static constexpr std::uint32_t kMagic = 0x5245514dU;  // "REQM"
   std::uint32_t magic = 0;
@@ -63,6 +73,8 @@ struct Request {
   bool local_work = false;  ///< this rank has local work meanwhile: a split single copy leaves the peer more
   bool fan_in = false;      ///< receives: one of several this rank waits for at once while sending nothing
   bool pipelined = false;   ///< receives: through the bulk pipeline, never a single copy (Schedule::start_round)
+  Fold fold;                ///< receives: fold the data in if it streams through the bulk pipeline
+  bool folded = false;      ///< the engine folded the data (nothing was written to buf); else buf holds it
 };
 
 /// Hands out Requests from blocks; single-threaded (the MPI thread).

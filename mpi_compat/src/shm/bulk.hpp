@@ -51,23 +51,31 @@ class BulkConsumer {
   /// Copies filled chunks to dst (up to `bytes`, the rest of the current message); returns bytes copied.
   /// `streaming`: with non-temporal stores (a large message, see copy.hpp).
   std::size_t pop(char* dst, std::size_t bytes, bool streaming = false) {
+    return consume(bytes, [&](const char* chunk, std::size_t at, std::size_t n) {
+      if (streaming) {
+        copy_streaming(dst + at, chunk, n);
+      } else {
+        std::memcpy(dst + at, chunk, n);
+      }
+    });
+  }
+  /// Hands filled chunks (up to `bytes`) to use(chunk, offset from this call's start, n) in order,
+  /// freeing each after; returns the bytes consumed. Chunks are full except a message's last.
+  template <class Use>
+  std::size_t consume(std::size_t bytes, const Use& use) {
     std::size_t done = 0;
     while (done < bytes) {
       BulkSlot& slot = slots_[next_];
       std::uint64_t n = slot.filled.load(std::memory_order_acquire);
       if (n == 0) break;
-      const char* chunk = chunks_ + std::size_t(next_) * chunk_bytes_;
-      if (streaming) {
-        copy_streaming(dst + done, chunk, n);
-      } else {
-        std::memcpy(dst + done, chunk, n);
-      }
+      use(static_cast<const char*>(chunks_ + std::size_t(next_) * chunk_bytes_), done, std::size_t(n));
       slot.filled.store(0, std::memory_order_release);
       next_ = next_ + 1 == nchunks_ ? 0 : next_ + 1;
       done += n;
     }
     return done;
   }
+  [[nodiscard]] std::uint32_t chunk_bytes() const { return chunk_bytes_; }
 
  private:
   BulkSlot* slots_ = nullptr;

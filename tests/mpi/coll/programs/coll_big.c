@@ -38,20 +38,40 @@ static void bcast(int t, size_t n, int root) {
   free(b);
 }
 
-/* Sum of unsigned ints: rank r's element i is r * 7919 + i. */
-static void reduce(size_t n, int root, int all) {
+/* Sum of unsigned ints: rank r's element i is r * 7919 + i. The receives of large reductions fold the
+ * arriving data straight into place (coll/schedule.cpp): in place and not, and scans, whose landing
+ * buffer is the result. */
+enum { kReduce, kAllreduce, kReduceInPlace, kAllreduceInPlace, kScan, kExscan };
+static void reduce(size_t n, int root, int kind) {
   size_t count = n / sizeof(unsigned);
   unsigned *s = (unsigned *)alloc_guarded(count * sizeof(unsigned));
   unsigned *r = (unsigned *)alloc_guarded(count * sizeof(unsigned));
   for (size_t i = 0; i < count; ++i) s[i] = (unsigned)rank_ * 7919u + (unsigned)i;
-  if (all) {
-    CHECK_MPI(MPI_Allreduce(s, r, (int)count, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
-  } else {
-    CHECK_MPI(MPI_Reduce(s, r, (int)count, MPI_UNSIGNED, MPI_SUM, root, MPI_COMM_WORLD));
+  int in_place = kind == kAllreduceInPlace || (kind == kReduceInPlace && rank_ == root);
+  if (in_place) memcpy(r, s, count * sizeof(unsigned));
+  const void *sb = in_place ? MPI_IN_PLACE : s;
+  switch (kind) {
+    case kReduce:
+    case kReduceInPlace:
+      CHECK_MPI(MPI_Reduce(sb, r, (int)count, MPI_UNSIGNED, MPI_SUM, root, MPI_COMM_WORLD));
+      break;
+    case kAllreduce:
+    case kAllreduceInPlace:
+      CHECK_MPI(MPI_Allreduce(sb, r, (int)count, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+      break;
+    case kScan:
+      CHECK_MPI(MPI_Scan(s, r, (int)count, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+      break;
+    default:
+      CHECK_MPI(MPI_Exscan(s, r, (int)count, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+      break;
   }
-  if (all || rank_ == root) {
-    unsigned ranks = (unsigned)size_ * (unsigned)(size_ - 1) / 2u;
-    for (size_t i = 0; i < count; ++i) CHECK(r[i] == ranks * 7919u + (unsigned)size_ * (unsigned)i);
+  int rooted = kind == kReduce || kind == kReduceInPlace;
+  if ((!rooted || rank_ == root) && !(kind == kExscan && rank_ == 0)) {
+    /* ranks 0..last contribute */
+    unsigned last = kind == kScan ? (unsigned)rank_ : (kind == kExscan ? (unsigned)rank_ - 1u : (unsigned)size_ - 1u);
+    unsigned ranks = last * (last + 1u) / 2u;
+    for (size_t i = 0; i < count; ++i) CHECK(r[i] == ranks * 7919u + (last + 1u) * (unsigned)i);
     check_guard((unsigned char *)r, count * sizeof(unsigned));
   }
   free(s);
@@ -162,21 +182,25 @@ int main(int argc, char **argv) {
     int t = (int)b * 20;
     for (int root = 0; root < size_; root += (size_ > 1 ? size_ - 1 : 1)) {
       bcast(t + 1, n, root);
-      reduce(n, root, 0);
+      reduce(n, root, kReduce);
+      reduce(n, root, kReduceInPlace);
       for (int mode = 0; mode < 4; ++mode) gather(t + 2 + mode, n, root, mode);
       gather_strided(t + 6, n, root);
       scatter(t + 7, n, root);
       if (size_ == 1) break;
     }
-    reduce(n, 0, 1);
+    reduce(n, 0, kAllreduce);
+    reduce(n, 0, kAllreduceInPlace);
+    reduce(n, 0, kScan);
+    reduce(n, 0, kExscan);
     allgather(t + 8, n, 0);
     allgather(t + 9, n, 1);
     alltoall(t + 10, n);
     PRINT0("block %zu ok\n", n);
   }
   /* The reduce + bcast allreduce's range on 3-4 ranks (32-64 KiB), and around it. */
-  static const size_t kAllreduce[] = {32764, 32768, 49156, 65536, 65540};
-  for (size_t k = 0; k < sizeof kAllreduce / sizeof kAllreduce[0]; ++k) reduce(kAllreduce[k], 0, 1);
+  static const size_t kAllreduceSizes[] = {32764, 32768, 49156, 65536, 65540};
+  for (size_t k = 0; k < sizeof kAllreduceSizes / sizeof kAllreduceSizes[0]; ++k) reduce(kAllreduceSizes[k], 0, kAllreduce);
   PRINT0("allreduce 32-64 KiB ok\n");
   MPI_Barrier(MPI_COMM_WORLD);
   PRINT0("coll_big done\n");

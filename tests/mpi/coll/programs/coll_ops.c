@@ -9,8 +9,15 @@
 
 #include "test_util.h"
 
-#define N 5
+/* Items per reduction: 5, or argv[1] (large counts take the rendezvous protocol, where receives fold
+ * the arriving data into place, coll/schedule.cpp). */
+static int N = 5;
 static int rank_, size_;
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes);
+  CHECK(p != NULL);
+  return p;
+}
 
 static long long val(MPI_Op op, int r, int i) {
   if (op == MPI_PROD) return 1 + (r + i) % 2;
@@ -28,7 +35,8 @@ static long long val(MPI_Op op, int r, int i) {
 
 #define DEFINE_TEST(fname, T, COMBINE)                                                 \
   static void fname(MPI_Datatype dt, MPI_Op op) {                                      \
-    T s[N], r[N], e[N], r2[N];                                                         \
+    T *s = xmalloc(sizeof(T) * (size_t)N), *r = xmalloc(sizeof(T) * (size_t)N);      \
+    T *e = xmalloc(sizeof(T) * (size_t)N), *r2 = xmalloc(sizeof(T) * (size_t)N);     \
     for (int i = 0; i < N; ++i) {                                                      \
       s[i] = (T)val(op, rank_, i);                                                     \
       e[i] = (T)val(op, 0, i);                                                         \
@@ -42,6 +50,10 @@ static long long val(MPI_Op op, int r, int i) {
     CHECK_MPI(MPI_Reduce(s, r2, N, dt, op, size_ - 1, MPI_COMM_WORLD));                \
     if (rank_ == size_ - 1)                                                            \
       for (int i = 0; i < N; ++i) CHECK(r2[i] == e[i]);                                \
+    free(s);                                                                           \
+    free(r);                                                                           \
+    free(e);                                                                           \
+    free(r2);                                                                          \
   }
 
 DEFINE_TEST(t_schar, signed char, ARITH)
@@ -153,7 +165,9 @@ static void test_predefined(void) {
 /* MINLOC / MAXLOC: values with ties (the smaller index wins a tie). */
 #define DEFINE_LOC(fname, V, I)                                                                   \
   static void fname(MPI_Datatype dt) {                                                            \
-    struct { V v; I i; } s[N], r[N], emin[N], emax[N];                                           \
+    typedef struct { V v; I i; } Pair;                                                             \
+    Pair *s = xmalloc(sizeof(Pair) * (size_t)N), *r = xmalloc(sizeof(Pair) * (size_t)N);           \
+    Pair *emin = xmalloc(sizeof(Pair) * (size_t)N), *emax = xmalloc(sizeof(Pair) * (size_t)N);     \
     for (int k = 0; k < N; ++k) {                                                                  \
       s[k].v = (V)((rank_ * 7 + k) % 3);                                                           \
       s[k].i = (I)(rank_ * 2 + k);                                                                 \
@@ -168,6 +182,10 @@ static void test_predefined(void) {
     for (int k = 0; k < N; ++k) CHECK(r[k].v == emin[k].v && r[k].i == emin[k].i);               \
     CHECK_MPI(MPI_Allreduce(s, r, N, dt, MPI_MAXLOC, MPI_COMM_WORLD));                            \
     for (int k = 0; k < N; ++k) CHECK(r[k].v == emax[k].v && r[k].i == emax[k].i);               \
+    free(s);                                                                                       \
+    free(r);                                                                                       \
+    free(emin);                                                                                    \
+    free(emax);                                                                                    \
   }
 DEFINE_LOC(l_float_int, float, int)
 DEFINE_LOC(l_double_int, double, int)
@@ -363,7 +381,9 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  PRINT0("coll_ops: %d ranks\n", size_);
+  if (argc > 1) N = atoi(argv[1]);
+  CHECK(N > 0);
+  PRINT0("coll_ops: %d ranks, %d items\n", size_, N);
   test_predefined();
   test_loc();
   test_other_types();
