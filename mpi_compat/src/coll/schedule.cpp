@@ -67,22 +67,14 @@ Schedule::~Schedule() {
   }
 }
 
-bool Schedule::exchanges_to_reduce() const {
+bool Schedule::receives_to_reduce() const {
   bool reduces = false;
-  bool exchanges = false;
-  std::size_t begin = 0;
-  for (std::size_t end : round_end_) {
-    bool sends = false;
-    bool recvs = false;
-    for (std::size_t i = begin; i < end; ++i) {
-      reduces = reduces || steps_[i].kind == Step::Kind::kReduce;
-      sends = sends || steps_[i].kind == Step::Kind::kSend;
-      recvs = recvs || steps_[i].kind == Step::Kind::kRecv;
-    }
-    exchanges = exchanges || (sends && recvs);
-    begin = end;
+  bool receives = false;
+  for (const Step& t : steps_) {
+    reduces = reduces || t.kind == Step::Kind::kReduce;
+    receives = receives || t.kind == Step::Kind::kRecv;
   }
-  return reduces && exchanges;
+  return reduces && receives;
 }
 
 void Schedule::next_round() {
@@ -279,12 +271,11 @@ void Schedule::start_round() {
   }
   const bool fan_in = nrecv >= 2 && nsend == 0;  // a gather's or reduce's root
   // Unless run() decided (pt2pt/copy_tuner.hpp: blocking, a receive of 64 KiB or more), a reduction
-  // whose ranks exchange data (allreduce, reduce-scatter, not a rooted reduce) receives through the
-  // bulk pipeline, where this rank copies the data out itself, instead of a single copy: on the AMD
-  // EPYC VM (2 vCPUs 330 ns apart), np 2 allreduce 128 KiB 21 -> 12 us and 1 MiB 115-121 -> 76-80 us
-  // (the split single copy's peer writes lines this rank then reduces, across the chip; reading them
-  // all itself: 80-89 us). A rooted reduce keeps the single copy (1 MiB 68-70 against 77-80).
-  if (pipelined_ < 0) pipelined_ = exchanges_to_reduce() ? 1 : 0;
+  // receives through the bulk pipeline instead of a single copy: there the data is folded into place
+  // straight from the sender's chunks (plan_fold), or at least copied out by this rank while the
+  // sender copies in. On the AMD EPYC VM (2 vCPUs 330 ns apart): np 2 allreduce 128 KiB 21 -> 12 us
+  // and 1 MiB 115-121 -> 76-80 us; np 2 MPI_Ireduce 1 MiB 84 -> ~51 us at the root.
+  if (pipelined_ < 0) pipelined_ = receives_to_reduce() ? 1 : 0;
   plan_fold(begin, end);
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {

@@ -125,8 +125,8 @@ class Schedule {
   };
   void start_round();
   bool finish_round();
-  /// Whether the schedule reduces and, in some round, both sends and receives (start_round).
-  [[nodiscard]] bool exchanges_to_reduce() const;
+  /// Whether the schedule both receives and reduces (start_round's default for the pipeline).
+  [[nodiscard]] bool receives_to_reduce() const;
   /// Picks the round's reduction to fold into its receive (fold_), if it has one that can be.
   void plan_fold(std::size_t begin, std::size_t end);
   /// Whether [buf, buf+bytes) is scratch memory whose contents no step reads after this round's
