@@ -3,6 +3,7 @@
 #include "comm_exchange.hpp"
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "errors.hpp"
@@ -35,20 +36,28 @@ Request* make(RequestKind kind, CommInfo& over, int world_peer, int ctx, int tag
 void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag, const void* mine,
                   std::size_t bytes, void* all) {
   const std::size_t n = members.size();
-  std::vector<unsigned char> held(n * bytes);
-  if (bytes > 0) std::memcpy(held.data(), mine, bytes);
+  // Shared: a send still in flight when a peer's death ends this call keeps it (Request::keep).
+  std::shared_ptr<unsigned char[]> held_block = std::make_shared_for_overwrite<unsigned char[]>(n * bytes + 1);
+  unsigned char* held = held_block.get();
+  if (bytes > 0) std::memcpy(held, mine, bytes);
   Engine& e = engine();
   for (std::size_t dist = 1; dist < n; dist <<= 1) {
     const std::size_t count = dist < n - dist ? dist : n - dist;
     const int to = members[(std::size_t(me) + n - dist) % n];
     const int from = members[(std::size_t(me) + dist) % n];
-    Request* rr = make(RequestKind::kRecv, over, from, ctx, tag, held.data() + dist * bytes, count * bytes);
+    Request* rr = make(RequestKind::kRecv, over, from, ctx, tag, held + dist * bytes, count * bytes);
     e.start_recv(rr);
-    Request* sr = make(RequestKind::kSend, over, to, ctx, tag, held.data(), count * bytes);
+    Request* sr = make(RequestKind::kSend, over, to, ctx, tag, held, count * bytes);
     e.start_send(sr);
-    // A peer's death throws PeerFailure out of here: the receive into `held` (freed on the way out)
-    // is given up, the send is left to the engine (the job ends).
-    e.wait_receiving(rr, [&] { return rr->complete && sr->complete; });
+    // A peer's death throws PeerFailure out of here: the receive into `held` is given up, and the
+    // send, left to the engine, keeps `held` alive until it is done with it.
+    try {
+      e.wait_receiving(rr, [&] { return rr->complete && sr->complete; });
+    } catch (...) {
+      sr->keep = held_block;
+      e.free_request(sr);
+      throw;
+    }
     const bool bad = rr->truncated || rr->status_bytes != count * bytes;
     e.requests().release(rr);
     e.requests().release(sr);
@@ -63,8 +72,8 @@ void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int c
   if (bytes == 0) return;
   auto* out = static_cast<unsigned char*>(all);
   const std::size_t first = n - std::size_t(me);
-  std::memcpy(out + std::size_t(me) * bytes, held.data(), first * bytes);
-  std::memcpy(out, held.data() + first * bytes, std::size_t(me) * bytes);
+  std::memcpy(out + std::size_t(me) * bytes, held, first * bytes);
+  std::memcpy(out, held + first * bytes, std::size_t(me) * bytes);
 }
 
 void fail_creation_mismatch(const char* fn, int world_rank, const char* other_fn) {

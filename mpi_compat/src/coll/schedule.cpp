@@ -57,12 +57,33 @@ Schedule::~Schedule() {
   // A receive the engine has matched still writes into its buffer -- scratch_, inline_scratch_ (in
   // this recycled object) or the user's, reused once the error returns -- so it is abandoned: waited
   // for while its sender lives, cut off once it is gone. Sends are left to complete and released then.
+  // A send still in flight may read its data later (from a pending cell, the pipeline, or the
+  // peer's single copy at the address it was given): data in scratch stays alive with the request.
   Engine& e = engine();
   for (const Inflight& f : inflight_) {
-    if (f.req->kind == RequestKind::kRecv && !f.req->complete) {
-      e.abandon_recv(f.req);
-    } else {
-      e.free_request(f.req);
+    Request* r = f.req;
+    if (r->kind == RequestKind::kRecv && !r->complete) {
+      e.abandon_recv(r);
+      continue;
+    }
+    if (r->kind == RequestKind::kSend && !r->complete) keep_send_data(*r);
+    e.free_request(r);
+  }
+}
+
+void Schedule::keep_send_data(Request& r) {
+  const char* buf = static_cast<const char*>(r.buf);
+  if (buf >= inline_scratch_ && buf < inline_scratch_ + kInlineScratch) {
+    // This object is recycled: the (small, hence eager: no address was published) data is copied.
+    r.owned = std::make_unique_for_overwrite<char[]>(r.bytes == 0 ? 1 : r.bytes);
+    std::memcpy(r.owned.get(), buf, r.bytes);
+    r.buf = r.owned.get();
+    return;
+  }
+  for (std::size_t i = 0; i < scratch_.size(); ++i) {
+    if (buf >= scratch_[i].get() && buf < scratch_[i].get() + scratch_bytes_[i]) {
+      r.keep = scratch_[i];
+      return;
     }
   }
 }
@@ -145,7 +166,7 @@ char* Schedule::scratch(std::size_t bytes) {
     if (inline_used_ > kInlineScratch) inline_used_ = kInlineScratch;
     return p;
   }
-  scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes == 0 ? 1 : bytes));
+  scratch_.push_back(std::make_shared_for_overwrite<char[]>(bytes == 0 ? 1 : bytes));
   scratch_bytes_.push_back(bytes);
   return scratch_.back().get();
 }

@@ -127,6 +127,9 @@ class Schedule {
   bool finish_round();
   /// Whether the schedule both receives and reduces (start_round's default for the pipeline).
   [[nodiscard]] bool receives_to_reduce() const;
+  /// Before a failed schedule's destruction: a send still in flight whose data is in this schedule's
+  /// scratch keeps it (Request::keep, or a copy of inline scratch in Request::owned).
+  void keep_send_data(Request& r);
   /// Picks the round's reduction to fold into its receive (fold_), if it has one that can be.
   void plan_fold(std::size_t begin, std::size_t end);
   /// Whether [buf, buf+bytes) is scratch memory whose contents no step reads after this round's
@@ -169,7 +172,9 @@ class Schedule {
     bool active = false;
   };
   FoldPlan fold_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
+  /// Shared so that a send still in flight when a failed collective's schedule is destroyed keeps
+  /// the block it reads from (Request::keep).
+  std::vector<std::shared_ptr<char[]>> scratch_;
   std::vector<std::size_t> scratch_bytes_;  ///< the size of each scratch_ block
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;

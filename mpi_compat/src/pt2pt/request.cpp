@@ -28,6 +28,7 @@ void RequestPool::release(Request* r) {
   r->magic = 0;
   r->owned.reset();
   r->dt_hold.reset();
+  r->keep.reset();
   free_.push_back(r);
   --live_;
 }

@@ -47,6 +47,9 @@ struct Request {
   std::unique_ptr<char[]> owned;   ///< MPI_Bsend: the request owns a copy of the data
   // A datatype that is not contiguous: the data moves packed through `owned`.
   std::shared_ptr<const void> dt_hold;  ///< the derived datatype in use (alive after MPI_Type_free)
+  /// A send whose caller failed (a collective's or communicator creation's error path) and freed
+  /// its own reference: the memory buf points into, kept alive until the engine is done reading it.
+  std::shared_ptr<const void> keep;
   void* user_buf = nullptr;             ///< packed: the user's buffer (user_count items of the datatype)
   std::size_t user_count = 0;
   bool packed = false;

@@ -5,7 +5,13 @@
  * (MPI_ERRORS_RETURN), not a hang or a crash; rank 1's block must have landed whole by then (rank 1
  * lives, so the gather waits for it before giving up its receive); and once the call has returned,
  * nothing may write into rank 0's buffer any more (it is the user's again). np 3. The dead rank ends
- * the job with its exit code: the verdict is rank 0's line on stdout. */
+ * the job with its exit code: the verdict is rank 0's line on stdout.
+ *
+ * `coll_abandon send`: the other side. Rank 0's MPI_Exscan sends its contribution to rank 1 from the
+ * schedule's scratch and fails (rank 2 dies) before rank 1, sleeping in MPI_Iexscan, has taken it;
+ * the failed schedule is destroyed, but the send in flight must keep its data: rank 1 then gets
+ * rank 0's vector whole (its own call fails too, sending to rank 2), not freed memory. The verdict
+ * is rank 1's line. */
 #define _DEFAULT_SOURCE
 #include <signal.h>
 #include <unistd.h>
@@ -25,6 +31,46 @@ static void progress_for(double seconds) {
   }
 }
 
+/* The `send` scenario (see the top). */
+static int exscan_sender_fails(int rank) {
+  enum { kCount = kBlock / (int)sizeof(int) };
+  int *mine = malloc(kBlock), *out = malloc(kBlock);
+  CHECK(mine != NULL && out != NULL);
+  for (int i = 0; i < kCount; ++i) mine[i] = rank * 1000003 + i;
+  memset(out, 0, kBlock);
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 2) {
+    usleep(50000); /* rank 0 is in the exscan, its send to rank 1 not yet taken */
+    _exit(9);
+  }
+  if (rank == 0) {
+    int rc = MPI_Exscan(mine, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    fprintf(stderr, "rank 0: MPI_Exscan returned %d\n", rc);
+    /* Reuse the heap the failed call freed, and keep progressing: the send still in flight streams. */
+    for (int k = 0; k < 8; ++k) {
+      void *p = malloc(kBlock);
+      if (p != NULL) memset(p, 0xa5, kBlock);
+    }
+    progress_for(1.0);
+    fflush(stderr);
+    _exit(0);
+  }
+  MPI_Request req;
+  CHECK_MPI(MPI_Iexscan(mine, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+  usleep(300000); /* meanwhile rank 0's call fails and returns */
+  int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  long bad = -1;
+  for (int i = 0; i < kCount && bad < 0; ++i) {
+    if (out[i] != i) bad = i; /* rank 0's contribution: 0 * 1000003 + i */
+  }
+  printf("rank 1: MPI_Wait %s; rank 0's vector %s\n", rc == MPI_SUCCESS ? "succeeded" : "failed",
+         bad < 0 ? "whole" : "corrupt");
+  if (bad >= 0) fprintf(stderr, "rank 1: item %ld is %d\n", bad, out[bad]);
+  fflush(stdout);
+  fflush(stderr);
+  _exit(0);
+}
+
 int main(int argc, char **argv) {
   setenv("TAKYON_MPI_COLL_GATHER", "linear", 1); /* rank 0 posts both receives at once */
   MPI_Init(&argc, &argv);
@@ -33,6 +79,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   /* takyon-run stops the others (SIGTERM, SIGKILL 2 s later) once rank 2 is dead: finish first. */
   signal(SIGTERM, SIG_IGN);
+  if (argc > 1 && strcmp(argv[1], "send") == 0) return exscan_sender_fails(rank);
   unsigned char *block = malloc(kBlock);
   CHECK(block != NULL);
   fill_pattern(block, kBlock, 100u + (unsigned)rank);
