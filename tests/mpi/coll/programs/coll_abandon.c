@@ -8,10 +8,10 @@
  * the job with its exit code: the verdict is rank 0's line on stdout.
  *
  * `coll_abandon send`: the other side. Rank 0's MPI_Exscan sends its contribution to rank 1 from the
- * schedule's scratch and fails (rank 2 dies) before rank 1, sleeping in MPI_Iexscan, has taken it;
- * the failed schedule is destroyed, but the send in flight must keep its data: rank 1 then gets
- * rank 0's vector whole (its own call fails too, sending to rank 2), not freed memory. The verdict
- * is rank 1's line. */
+ * schedule's scratch and fails (rank 2 dies) before rank 1, still sleeping before its own MPI_Exscan,
+ * has taken it; the failed schedule is destroyed, but the send in flight must keep its data: rank 1
+ * then gets rank 0's vector whole (its call matches the message at once and fails afterwards, sending
+ * to rank 2), not freed memory. The verdict is rank 1's line. */
 #define _DEFAULT_SOURCE
 #include <signal.h>
 #include <unistd.h>
@@ -45,7 +45,10 @@ static int exscan_sender_fails(int rank) {
   }
   if (rank == 0) {
     int rc = MPI_Exscan(mine, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    fprintf(stderr, "rank 0: MPI_Exscan returned %d\n", rc);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    fprintf(stderr, "rank 0: MPI_Exscan returned %d: %s\n", rc, text);
     /* Reuse the heap the failed call freed, and keep progressing: the send still in flight streams. */
     for (int k = 0; k < 8; ++k) {
       void *p = malloc(kBlock);
@@ -55,17 +58,21 @@ static int exscan_sender_fails(int rank) {
     fflush(stderr);
     _exit(0);
   }
-  MPI_Request req;
-  CHECK_MPI(MPI_Iexscan(mine, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
   usleep(300000); /* meanwhile rank 0's call fails and returns */
-  int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  int rc = MPI_Exscan(mine, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   long bad = -1;
   for (int i = 0; i < kCount && bad < 0; ++i) {
     if (out[i] != i) bad = i; /* rank 0's contribution: 0 * 1000003 + i */
   }
-  printf("rank 1: MPI_Wait %s; rank 0's vector %s\n", rc == MPI_SUCCESS ? "succeeded" : "failed",
+  printf("rank 1: MPI_Exscan %s; rank 0's vector %s\n", rc == MPI_SUCCESS ? "succeeded" : "failed",
          bad < 0 ? "whole" : "corrupt");
   if (bad >= 0) fprintf(stderr, "rank 1: item %ld is %d\n", bad, out[bad]);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    fprintf(stderr, "rank 1: MPI_Exscan: %s\n", text);
+  }
   fflush(stdout);
   fflush(stderr);
   _exit(0);
