@@ -71,20 +71,26 @@ Schedule::~Schedule() {
   }
 }
 
+int Schedule::scratch_of(const void* buf, std::size_t bytes) const {
+  auto inside = [&](const char* lo, std::size_t n) {
+    return buf >= static_cast<const void*>(lo) && static_cast<const char*>(buf) + bytes <= lo + n;
+  };
+  if (inside(inline_scratch_, kInlineScratch)) return kInline;
+  for (std::size_t i = 0; i < scratch_.size(); ++i) {
+    if (inside(scratch_[i].data.get(), scratch_[i].bytes)) return int(i);
+  }
+  return kNotScratch;
+}
+
 void Schedule::keep_send_data(Request& r) {
-  const char* buf = static_cast<const char*>(r.buf);
-  if (buf >= inline_scratch_ && buf < inline_scratch_ + kInlineScratch) {
+  const int at = scratch_of(r.buf, r.bytes);
+  if (at == kInline) {
     // This object is recycled: the (small, hence eager: no address was published) data is copied.
     r.owned = std::make_unique_for_overwrite<char[]>(r.bytes == 0 ? 1 : r.bytes);
-    std::memcpy(r.owned.get(), buf, r.bytes);
+    std::memcpy(r.owned.get(), r.buf, r.bytes);
     r.buf = r.owned.get();
-    return;
-  }
-  for (std::size_t i = 0; i < scratch_.size(); ++i) {
-    if (buf >= scratch_[i].get() && buf < scratch_[i].get() + scratch_bytes_[i]) {
-      r.keep = scratch_[i];
-      return;
-    }
+  } else if (at >= 0) {
+    r.keep = scratch_[std::size_t(at)].data;
   }
 }
 
@@ -166,9 +172,8 @@ char* Schedule::scratch(std::size_t bytes) {
     if (inline_used_ > kInlineScratch) inline_used_ = kInlineScratch;
     return p;
   }
-  scratch_.push_back(std::make_shared_for_overwrite<char[]>(bytes == 0 ? 1 : bytes));
-  scratch_bytes_.push_back(bytes);
-  return scratch_.back().get();
+  scratch_.push_back({std::make_shared_for_overwrite<char[]>(bytes == 0 ? 1 : bytes), bytes});
+  return scratch_.back().data.get();
 }
 
 namespace {
@@ -182,13 +187,7 @@ bool overlaps(const void* a, std::size_t an, const void* b, std::size_t bn) {
 }  // namespace
 
 bool Schedule::dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a, std::size_t skip_b) const {
-  bool scratch = buf >= static_cast<const void*>(inline_scratch_) &&
-                 static_cast<const char*>(buf) + bytes <= inline_scratch_ + kInlineScratch;
-  for (std::size_t i = 0; !scratch && i < scratch_.size(); ++i) {
-    scratch = buf >= static_cast<const void*>(scratch_[i].get()) &&
-              static_cast<const char*>(buf) + bytes <= scratch_[i].get() + scratch_bytes_[i];
-  }
-  if (!scratch) return false;
+  if (scratch_of(buf, bytes) == kNotScratch) return false;
   auto reads = [&](const Step& t) {
     std::size_t n = t.kind == Step::Kind::kReduce || t.kind == Step::Kind::kUnpack ? t.count * type_size(t.dt) : t.bytes;
     if (t.kind == Step::Kind::kRecv) return false;

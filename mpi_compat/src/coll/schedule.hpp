@@ -132,6 +132,11 @@ class Schedule {
   void keep_send_data(Request& r);
   /// Picks the round's reduction to fold into its receive (fold_), if it has one that can be.
   void plan_fold(std::size_t begin, std::size_t end);
+  /// Which scratch memory holds [buf, buf+bytes): kInline (inline_scratch_), an index into scratch_,
+  /// or kNotScratch.
+  static constexpr int kInline = -1;
+  static constexpr int kNotScratch = -2;
+  [[nodiscard]] int scratch_of(const void* buf, std::size_t bytes) const;
   /// Whether [buf, buf+bytes) is scratch memory whose contents no step reads after this round's
   /// receive `skip_a` and reduction `skip_b` (before a later receive overwrites it whole).
   [[nodiscard]] bool dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a, std::size_t skip_b) const;
@@ -174,8 +179,11 @@ class Schedule {
   FoldPlan fold_;
   /// Shared so that a send still in flight when a failed collective's schedule is destroyed keeps
   /// the block it reads from (Request::keep).
-  std::vector<std::shared_ptr<char[]>> scratch_;
-  std::vector<std::size_t> scratch_bytes_;  ///< the size of each scratch_ block
+  struct ScratchBlock {
+    std::shared_ptr<char[]> data;
+    std::size_t bytes;
+  };
+  std::vector<ScratchBlock> scratch_;
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;
   alignas(16) char inline_scratch_[kInlineScratch];
