@@ -6,9 +6,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace takyon::test {
@@ -39,10 +42,36 @@ class RawSocket {
   int fd_;
 };
 
-/// A loopback port that was free a moment ago (bound to port 0, then released).
+/// Claims `port` for this test process until it exits, by binding an abstract Unix socket named after it
+/// (the kernel drops the name when the process dies, however it dies). False if another test process, or
+/// an earlier call in this one, holds it.
+inline bool claim_port_for_process(uint16_t port) {
+  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const std::string name = "takyon-test-port-" + std::to_string(port);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());  // sun_path[0] == 0: abstract namespace
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+    close(fd);
+    return false;
+  }
+  return true;  // fd stays open on purpose: the claim lasts as long as the process
+}
+
+/// A loopback port that was free a moment ago (bound to port 0, then released) and that no other call in
+/// any concurrently running test process has been given. Without the claim, two ctest processes could be
+/// handed the same port, and a datagram one of them sends to a port its peer program has not bound yet
+/// would land in the other's receiver.
 inline uint16_t free_port(int type = SOCK_STREAM) {
-  RawSocket probe(type);
-  return probe.bind_loopback();
+  for (int attempt = 0; attempt < 256; ++attempt) {
+    RawSocket probe(type);
+    const uint16_t port = probe.bind_loopback();
+    if (port == 0) return 0;
+    if (claim_port_for_process(port)) return port;
+  }
+  return 0;
 }
 
 /// An administratively scoped multicast group that concurrent test processes do not share.
