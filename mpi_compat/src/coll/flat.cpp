@@ -72,6 +72,12 @@ struct SlotState {
   std::vector<shm::FlatBig*> big;       ///< each member's larger buffers (slots below kFlatBigSlots)
   std::vector<std::uint64_t> base;      ///< each member's sequence value at the first flat collective
   std::vector<Seen> seen;               ///< reduce: what each member published (wait_seen)
+  // Two-rank barriers (meet()): this rank's and the peer's word of rank 0's meet line, and the tags
+  // (world rank + 1, in the high half) each writes.
+  std::atomic<std::uint64_t>* meet_mine = nullptr;
+  const std::atomic<std::uint64_t>* meet_peer = nullptr;
+  std::uint64_t meet_tag = 0;
+  std::uint64_t meet_peer_tag = 0;
 };
 
 std::array<SlotState, shm::kFlatSlots> g_slots;  // constant-initialized: no guard on the fast path
@@ -119,6 +125,16 @@ SlotState& state(CommInfo& c, const char* fn) {
       void* inbox = inbox_of(to_world(c, m));
       s.areas[std::size_t(m)] = inbox_layout().flat(inbox, c.slot);
       if (big) s.big[std::size_t(m)] = inbox_layout().flat_big(inbox, c.slot);
+    }
+    if (s.size == 2) {
+      // This rank's word starts at its tag and epoch 0 before the exchange below: the peer reads the
+      // word only after the exchange, so it never sees what the slot's previous communicator left.
+      shm::FlatMeet& line = s.areas[0]->meet;
+      s.meet_mine = &line.arrived[s.rank];
+      s.meet_peer = &line.arrived[1 - s.rank];
+      s.meet_tag = std::uint64_t(to_world(c, s.rank) + 1) << 32;
+      s.meet_peer_tag = std::uint64_t(to_world(c, 1 - s.rank) + 1) << 32;
+      s.meet_mine->store(s.meet_tag, std::memory_order_release);
     }
     // Each member's current value: a point-to-point exchange in the collective context, once.
     std::uint64_t mine = s.areas[std::size_t(s.rank)]->control.seq.load(std::memory_order_relaxed);
@@ -262,11 +278,37 @@ bool usable(const CommInfo& c) {
   return true;
 }
 
+/// A two-rank barrier in epoch e through rank 0's meet line (shm::FlatMeet). The control line's seq
+/// still says e was entered (stored after the meet word, so it does not delay it): a peer out of
+/// step, in a collective that publishes in epoch e, then gets its error instead of waiting for ever,
+/// and this rank, for the same reason, also takes the peer's seq at e (looked at once every 32 polls)
+/// as its arrival.
+void meet(SlotState& s, std::uint64_t e) {
+  const auto epoch = std::uint32_t(e);
+  s.meet_mine->store(s.meet_tag | epoch, std::memory_order_release);
+  enter(s, e);
+  const int peer = 1 - s.rank;
+  unsigned polls = 0;
+  wait([&] {
+    const std::uint64_t v = s.meet_peer->load(std::memory_order_acquire);
+    // The peer's last barrier is this one or the one before (it cannot pass this one without us).
+    if ((v & ~std::uint64_t{0xffffffff}) == s.meet_peer_tag && std::int32_t(std::uint32_t(v) - epoch) >= 0) {
+      return true;
+    }
+    return ++polls % 32 == 0 && has_entered(s, peer, e);
+  });
+  s.all_entered = e;
+}
+
 void barrier(CommInfo& c, const char* fn) {
   SlotState& s = state(c, fn);
   std::uint64_t e = ++s.epoch;
+  if (s.size == 2) {
+    meet(s, e);
+    return;
+  }
   enter(s, e);
-  if (!node_oversubscribed() || s.size <= 2) {
+  if (!node_oversubscribed() || s.size == 1) {
     wait_all(s, e);  // everyone waits for everyone: one line transfer deep
     return;
   }

@@ -128,8 +128,20 @@ struct alignas(kCacheLine) FlatControl {
 };
 static_assert(sizeof(FlatControl) == kCacheLine);
 
+/// Where the two members of a two-rank communicator meet for a flat barrier (the line in its rank 0's
+/// area): each stores its arrival in its own word and polls the other's word in the same line. Here
+/// that answers in ~250 ns where two lines, each written by its owner and polled by the other, take
+/// ~315 (the writer of a line the reader holds waits out an invalidation before its store shows).
+/// A word holds (writer's world rank + 1) << 32 | the low 32 bits of the barrier's epoch: a member
+/// of an earlier communicator of the slot that writes late (an erroneous program) is told apart.
+struct alignas(kCacheLine) FlatMeet {
+  std::atomic<std::uint64_t> arrived[2];
+};
+static_assert(sizeof(FlatMeet) == kCacheLine);
+
 struct FlatArea {
   FlatControl control;
+  FlatMeet meet;
   alignas(kCacheLine) char data[2][kFlatBytes];
 };
 

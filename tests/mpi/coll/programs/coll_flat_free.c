@@ -2,17 +2,24 @@
 /* Communicators whose small collectives ran flat (through shared memory), freed in opposite orders on
  * alternate ranks, never freed by one rank, or freed by some ranks while another has not yet read
  * what they published: MPI_Comm_free waits for nobody, and the communicators the others create next
- * (which may want the freed one's context slot) never overwrite the data the late reader gets. */
+ * (which may want the freed one's context slot) never overwrite the data the late reader gets; and
+ * two-rank barriers, whose line in the slot is written by whichever pair holds it, still wait. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "test_util.h"
 
 static int rank_, size_;
 
 static void check_sum(MPI_Comm c) {
-  int x = rank_ + 1, s = -1;
+  int r = -1, n = 0;
+  CHECK_MPI(MPI_Comm_rank(c, &r));
+  CHECK_MPI(MPI_Comm_size(c, &n));
+  int x = r + 1, s = -1;
   CHECK_MPI(MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, c));
-  CHECK(s == size_ * (size_ + 1) / 2);
+  CHECK(s == n * (n + 1) / 2);
 }
 
 /* Rank 0 gathers `block` ints per rank on a fresh communicator, but only after every other rank has
@@ -79,6 +86,46 @@ static void late_reader(int block) {
   PRINT0("late reader, %d ints per rank: ok\n", block);
 }
 
+/* Two-rank communicators whose pairs change from round to round (rank i with the rank j where
+ * i + j = round mod size), each freed before the next takes its context slot, so the slot's barrier
+ * line is written by other processes each time. In every barrier one rank sleeps 40 ms before it
+ * enters: the other's barrier must last about that long (it waits), whichever rank sleeps, with
+ * data collectives between barriers moving the communicator's epochs on. */
+static void pair_barriers(void) {
+  for (int round = 0; round < size_; ++round) {
+    int partner = ((round - rank_) % size_ + size_) % size_;
+    MPI_Comm pair;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, partner == rank_ ? MPI_UNDEFINED : (rank_ < partner ? rank_ : partner),
+                             rank_, &pair));
+    if (pair == MPI_COMM_NULL) {
+      CHECK(partner == rank_);
+      continue;
+    }
+    int me = -1;
+    CHECK_MPI(MPI_Comm_rank(pair, &me));
+    for (int k = 0; k < 4; ++k) {
+      CHECK_MPI(MPI_Barrier(pair));
+      const double t0 = MPI_Wtime();
+      if (me == (k + round) % 2) {
+        struct timespec nap = {0, 40 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        CHECK_MPI(MPI_Barrier(pair));
+      } else {
+        CHECK_MPI(MPI_Barrier(pair));
+        const double waited = MPI_Wtime() - t0;
+        if (waited < 0.02) {
+          fprintf(stderr, "rank %d: a barrier with rank %d, which entered it 40 ms late, returned after %.6f s\n",
+                  rank_, partner, waited);
+          CHECK(waited >= 0.02);
+        }
+      }
+      if (k % 2 == 1) check_sum(pair);
+    }
+    CHECK_MPI(MPI_Comm_free(&pair));
+  }
+  PRINT0("barriers of changing pairs: ok\n");
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -101,6 +148,8 @@ int main(int argc, char **argv) {
     }
   }
   PRINT0("opposite free orders: ok\n");
+
+  pair_barriers();
 
   late_reader(4);   /* in the control line */
   late_reader(64);  /* in the data buffers */
