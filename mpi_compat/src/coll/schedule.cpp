@@ -104,6 +104,20 @@ bool Schedule::receives_to_reduce() const {
   return reduces && receives;
 }
 
+bool Schedule::exchanges() const {
+  std::size_t begin = 0;
+  for (std::size_t end : round_end_) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (steps_[i].kind != Step::Kind::kRecv) continue;
+      for (std::size_t j = begin; j < end; ++j) {
+        if (steps_[j].kind == Step::Kind::kSend && steps_[j].peer == steps_[i].peer) return true;
+      }
+    }
+    begin = end;
+  }
+  return false;
+}
+
 void Schedule::next_round() {
   if (round_end_.empty() || round_end_.back() != steps_.size()) round_end_.push_back(steps_.size());
 }
@@ -403,7 +417,9 @@ bool Schedule::advance() {
 
 void Schedule::run() {
   CopyTuner& tuner = CopyTuner::instance();
-  const CopyTuner::Ticket t = tuner.begin(fn_, size_, recv_largest_, recv_total_);
+  next_round();  // closes the last round, so that exchanges() sees it
+  const bool exchange = recv_largest_ >= CopyTuner::kMinBytes && !receives_to_reduce() && exchanges();
+  const CopyTuner::Ticket t = tuner.begin(fn_, size_, recv_largest_, recv_total_, exchange);
   if (t.decided) pipelined_ = t.mode == CopyTuner::Mode::kPipeline ? 1 : 0;
   const std::uint64_t t0 = t.entry >= 0 ? monotonic_ns() : 0;
   if (!advance()) engine().wait_until([this] { return advance(); });

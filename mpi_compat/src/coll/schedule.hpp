@@ -127,6 +127,8 @@ class Schedule {
   bool finish_round();
   /// Whether the schedule both receives and reduces (start_round's default for the pipeline).
   [[nodiscard]] bool receives_to_reduce() const;
+  /// Whether some round receives from a peer it also sends to (the copy tuner's exchanges).
+  [[nodiscard]] bool exchanges() const;
   /// Before a failed schedule's destruction: a send still in flight whose data is in this schedule's
   /// scratch keeps it (Request::keep, or a copy of inline scratch in Request::owned).
   void keep_send_data(Request& r);

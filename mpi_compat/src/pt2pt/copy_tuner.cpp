@@ -49,7 +49,8 @@ int CopyTuner::find(const void* key, int ranks, int size_class) const {
   return -1;
 }
 
-CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes, std::size_t total) {
+CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes, std::size_t total,
+                                   bool exchange) {
   Ticket t;
   if (forced_ != Forced::kAuto) {
     t.decided = true;
@@ -65,13 +66,17 @@ CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes
     e.key = key;
     e.ranks = ranks;
     e.size_class = sc;
+    e.exchange = exchange;
     entries_.push_back(e);
     i = int(entries_.size()) - 1;
   }
   Entry& e = entries_[std::size_t(i)];
   const std::uint32_t n = e.calls++;
   const Mode other = e.choice == Mode::kSingle ? Mode::kPipeline : Mode::kSingle;
-  if (n < std::uint32_t(kWarmup)) {
+  if (e.exchange && n < kReexplore) {
+    t.mode = Mode::kSingle;
+    t.record = n >= std::uint32_t(kWarmup);
+  } else if (n < std::uint32_t(kWarmup)) {
     // First touches of the buffers, and the pipeline's chunks cycled through once (cold chunks made
     // its first calls 3-10x slower than later ones): nothing learnt.
     t.mode = Mode::kPipeline;

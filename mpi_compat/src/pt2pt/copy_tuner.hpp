@@ -12,7 +12,11 @@
 // alternating: each way leaves the buffers' lines in other caches, which the first call of the other
 // way pays; the first call of a run is not counted); from then on the single copy is used unless the
 // pipeline's median (of its last kWindow counted times) is kPipelineMargin of the single copy's or
-// less, and every kReexplore calls kReexploreCalls calls try the other way again. Each rank decides
+// less, and every kReexplore calls kReexploreCalls calls try the other way again. An exchange (a
+// round that receives from a peer it also sends to, and no reduction) starts with the single copy,
+// warm-up included, and tries the pipeline first at call kReexplore: the single copy won exchanges on
+// both VMs measured, and exploring early is what a short run pays for most (np 2, 1 MiB alltoall, 20
+// timed calls: p50 ~100-160 us exploring, ~80 for the single copy once its pages are warm). Each rank decides
 // for its own receives (the receiver chooses the protocol), so ranks need not agree.
 // TAKYON_MPI_COLL_COPY=single|pipeline fixes the choice (tests, comparisons). Single-threaded: the
 // MPI thread only.
@@ -53,8 +57,8 @@ class CopyTuner {
 
   /// The way for a call of collective `key` (any stable pointer, e.g. the function name) on `ranks`
   /// ranks whose largest receive is `bytes` and whose receives add up to `total` (the size class; 0:
-  /// `bytes`): tuned when `bytes` is kMinBytes or more.
-  Ticket begin(const void* key, int ranks, std::size_t bytes, std::size_t total = 0);
+  /// `bytes`): tuned when `bytes` is kMinBytes or more. `exchange`: the call is an exchange (above).
+  Ticket begin(const void* key, int ranks, std::size_t bytes, std::size_t total = 0, bool exchange = false);
   /// The call of `t` took `ns`.
   void end(const Ticket& t, std::uint64_t ns);
   /// The way now preferred for that key (tests); kSingle before anything was learnt.
@@ -70,6 +74,7 @@ class CopyTuner {
     const void* key = nullptr;
     int ranks = 0;
     int size_class = 0;
+    bool exchange = false;  ///< the single copy until call kReexplore
     std::uint32_t calls = 0;
     Mode choice = Mode::kSingle;
     Arm arms[2];

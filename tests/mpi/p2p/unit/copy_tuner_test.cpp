@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// CopyTuner (pt2pt/copy_tuner.hpp): tries both ways first, then keeps the faster by the
-// median of its last times, re-explores periodically, keys by collective, ranks and size class, and
-// obeys a forced choice.
+// CopyTuner (pt2pt/copy_tuner.hpp): tries both ways first (an exchange: the single copy first, the
+// pipeline from call kReexplore), then keeps the faster by the median of its last times, re-explores
+// periodically, keys by collective, ranks and size class, and obeys a forced choice.
 #include "pt2pt/copy_tuner.hpp"
 
 #include <gtest/gtest.h>
@@ -70,6 +70,31 @@ TEST(CopyTuner, ThePipelineMustBeClearlyFaster) {
   EXPECT_EQ(t.preferred("MPI_Alltoall", 2, 1 << 20), Mode::kSingle);  // 5% faster: not enough
   drive(t, "MPI_Gather", 2, 1 << 20, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 85);
   EXPECT_EQ(t.preferred("MPI_Gather", 2, 1 << 20), Mode::kPipeline);
+}
+
+TEST(CopyTuner, AnExchangeStartsWithTheSingleCopyAndTriesThePipelineLater) {
+  CopyTuner t;
+  const char* key = "MPI_Alltoall";
+  // Up to call kReexplore: the single copy only, warm-up included, though the pipeline is faster.
+  for (std::uint32_t i = 0; i < CopyTuner::kReexplore; ++i) {
+    CopyTuner::Ticket k = t.begin(key, 2, 1 << 20, 0, true);
+    ASSERT_TRUE(k.decided);
+    ASSERT_EQ(k.mode, Mode::kSingle) << "call " << i;
+    EXPECT_EQ(k.record, i >= std::uint32_t(CopyTuner::kWarmup)) << "call " << i;
+    t.end(k, 100);
+  }
+  EXPECT_EQ(t.preferred(key, 2, 1 << 20), Mode::kSingle);
+  // Then the periodic exploration tries the pipeline, and a clearly faster one is taken.
+  int piped = 0;
+  for (int i = 0; i < CopyTuner::kReexploreCalls; ++i) {
+    CopyTuner::Ticket k = t.begin(key, 2, 1 << 20, 0, true);
+    piped += k.mode == Mode::kPipeline ? 1 : 0;
+    t.end(k, k.mode == Mode::kPipeline ? 50 : 100);
+  }
+  EXPECT_GE(piped, 2);  // the first (not counted) and the second, after which the choice flips
+  EXPECT_EQ(t.preferred(key, 2, 1 << 20), Mode::kPipeline);
+  // Not an exchange: the usual warm-up through the pipeline.
+  EXPECT_EQ(t.begin("MPI_Bcast", 2, 1 << 20, 0, false).mode, Mode::kPipeline);
 }
 
 TEST(CopyTuner, KeysAreSeparateAndSmallCallsAreNotTuned) {
