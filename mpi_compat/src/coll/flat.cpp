@@ -78,6 +78,7 @@ struct SlotState {
   const std::atomic<std::uint64_t>* meet_peer = nullptr;
   std::uint64_t meet_tag = 0;
   std::uint64_t meet_peer_tag = 0;
+  std::uint32_t meets = 0;  ///< two-rank barriers run so far (the low half of this rank's word)
 };
 
 std::array<SlotState, shm::kFlatSlots> g_slots;  // constant-initialized: no guard on the fast path
@@ -127,7 +128,7 @@ SlotState& state(CommInfo& c, const char* fn) {
       if (big) s.big[std::size_t(m)] = inbox_layout().flat_big(inbox, c.slot);
     }
     if (s.size == 2) {
-      // This rank's word starts at its tag and epoch 0 before the exchange below: the peer reads the
+      // This rank's word starts at its tag and count 0 before the exchange below: the peer reads the
       // word only after the exchange, so it never sees what the slot's previous communicator left.
       shm::FlatMeet& line = s.areas[0]->meet;
       s.meet_mine = &line.arrived[s.rank];
@@ -278,23 +279,23 @@ bool usable(const CommInfo& c) {
   return true;
 }
 
-/// A two-rank barrier in epoch e through rank 0's meet line (shm::FlatMeet). The control line's seq
-/// still says e was entered (stored after the meet word, so it does not delay it): a peer out of
-/// step, in a collective that publishes in epoch e, then gets its error instead of waiting for ever,
-/// and this rank, for the same reason, also takes the peer's seq at e (looked at once every 32 polls)
-/// as its arrival.
+/// A two-rank barrier in epoch e through rank 0's meet line (shm::FlatMeet). Each word counts its
+/// writer's barriers, not epochs: the peer's count is then this barrier's or the one before (it cannot
+/// pass this one without us), so 32 bits never wrap into a false arrival, however many other flat
+/// collectives (which move the epoch on) run between two barriers. The control line's seq still says
+/// e was entered (stored after the meet word, so it does not delay it): a peer out of step, in a
+/// collective that publishes in epoch e, then gets its error instead of waiting for ever, and this
+/// rank, for the same reason, also takes the peer's seq at e (looked at once every 32 polls) as its
+/// arrival.
 void meet(SlotState& s, std::uint64_t e) {
-  const auto epoch = std::uint32_t(e);
-  s.meet_mine->store(s.meet_tag | epoch, std::memory_order_release);
+  const std::uint32_t n = ++s.meets;
+  s.meet_mine->store(s.meet_tag | n, std::memory_order_release);
   enter(s, e);
   const int peer = 1 - s.rank;
   unsigned polls = 0;
   wait([&] {
     const std::uint64_t v = s.meet_peer->load(std::memory_order_acquire);
-    // The peer's last barrier is this one or the one before (it cannot pass this one without us).
-    if ((v & ~std::uint64_t{0xffffffff}) == s.meet_peer_tag && std::int32_t(std::uint32_t(v) - epoch) >= 0) {
-      return true;
-    }
+    if ((v & ~std::uint64_t{0xffffffff}) == s.meet_peer_tag && std::int32_t(std::uint32_t(v) - n) >= 0) return true;
     return ++polls % 32 == 0 && has_entered(s, peer, e);
   });
   s.all_entered = e;

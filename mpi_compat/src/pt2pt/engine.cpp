@@ -138,7 +138,9 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
   if (mine != nullptr && layout.flat_big_offset() <= kPrefaultMaxBytes) {
     prefault(layout.cells(mine, 0), std::size_t(size) * layout.ring_bytes(),  // every ring in this inbox
              layout.cell_bytes);
-    // The flat collectives' lines and buffers (coll/flat.hpp, 264 KiB): written by this rank only.
+    // The flat collectives' lines and buffers (coll/flat.hpp, 264 KiB): written by this rank, but for
+    // each slot's meet line, which the other member of a two-rank communicator writes too (the
+    // atomic add of 0 loses no store of theirs).
     prefault(layout.flat(mine, 0), std::size_t(shm::kFlatSlots) * sizeof(shm::FlatArea));
   }
   oversubscribed_ = !has_core_each(size);

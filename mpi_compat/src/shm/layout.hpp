@@ -132,8 +132,9 @@ static_assert(sizeof(FlatControl) == kCacheLine);
 /// area): each stores its arrival in its own word and polls the other's word in the same line. Here
 /// that answers in ~250 ns where two lines, each written by its owner and polled by the other, take
 /// ~315 (the writer of a line the reader holds waits out an invalidation before its store shows).
-/// A word holds (writer's world rank + 1) << 32 | the low 32 bits of the barrier's epoch: a member
-/// of an earlier communicator of the slot that writes late (an erroneous program) is told apart.
+/// A word holds (writer's world rank + 1) << 32 | the writer's count of two-rank barriers on the
+/// communicator: a member of an earlier communicator of the slot that writes late (an erroneous
+/// program) is told apart.
 struct alignas(kCacheLine) FlatMeet {
   std::atomic<std::uint64_t> arrived[2];
 };
