@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -60,16 +61,21 @@ inline bool claim_port_for_process(uint16_t port) {
   return true;  // fd stays open on purpose: the claim lasts as long as the process
 }
 
-/// A loopback port that was free a moment ago (bound to port 0, then released) and that no other call in
-/// any concurrently running test process has been given. Without the claim, two ctest processes could be
+/// A loopback port that was free a moment ago (bound, then released) and that no other call in any
+/// concurrently running test process has been given. Without the claim, two ctest processes could be
 /// handed the same port, and a datagram one of them sends to a port its peer program has not bound yet
-/// would land in the other's receiver.
+/// would land in the other's receiver. The ports lie in 10000-19999, below the kernel's ephemeral range
+/// (32768 and up here), so no socket's implicit bind (a first sendto, a connect) takes one meanwhile,
+/// and apart from tests/mpi/slurm's daemons (20000-31999).
 inline uint16_t free_port(int type = SOCK_STREAM) {
-  for (int attempt = 0; attempt < 256; ++attempt) {
+  constexpr unsigned kFirst = 10000;
+  constexpr unsigned kCount = 10000;
+  const unsigned start = (static_cast<unsigned>(getpid()) * 7919U + static_cast<unsigned>(time(nullptr))) % kCount;
+  for (unsigned i = 0; i < kCount; ++i) {
+    const auto want = static_cast<uint16_t>(kFirst + (start + i * 4099U) % kCount);  // 4099: prime, steps all
     RawSocket probe(type);
-    const uint16_t port = probe.bind_loopback();
-    if (port == 0) return 0;
-    if (claim_port_for_process(port)) return port;
+    if (probe.bind_loopback(want) != want) continue;
+    if (claim_port_for_process(want)) return want;
   }
   return 0;
 }
