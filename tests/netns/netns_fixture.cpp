@@ -193,6 +193,23 @@ double number_of(const std::map<std::string, std::string>& fields, const std::st
   return end != nullptr && *end == '\0' ? value : -1;
 }
 
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+void expect_exchange(ChildProcess& peer, const char* who, std::uint64_t count, const MessageStream& theirs) {
+  const int status = peer.wait(30);
+  EXPECT_EQ(status, 0) << who << ": " << peer.describe();
+  const auto result = fields_of(peer, "RESULT ");
+  ASSERT_FALSE(result.empty()) << who << " printed no RESULT: " << peer.describe();
+  EXPECT_EQ(number_of(result, "sent"), static_cast<double>(count)) << who << ": " << peer.describe();
+  EXPECT_EQ(number_of(result, "received"), static_cast<double>(count)) << who << ": " << peer.describe();
+  EXPECT_EQ(number_of(result, "bad"), 0) << who << ": " << peer.describe();
+  EXPECT_EQ(number_of(result, "checked_bytes"), static_cast<double>(theirs.total_bytes(count)))
+      << who << " did not check every byte it should have received: " << peer.describe();
+}
+
 std::string mode_arg(bool polling) {
   return polling ? "--mode=poll" : "--mode=event";
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "netns/child_process.hpp"
+#include "netns/message_format.hpp"
 
 namespace takyon::test::netns {
 
@@ -88,6 +89,12 @@ class SoloNetnsTest : public NetnsTest {
 std::map<std::string, std::string> fields_of(const ChildProcess& peer, const std::string& prefix);
 /// A field as a number; -1 when absent or not a number.
 double number_of(const std::map<std::string, std::string>& fields, const std::string& key);
+
+/// `a` followed by `b` (a peer's arguments: its own, then the ones common to both sides).
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b);
+/// Checks a peer that exchanged `count` messages each way: exit 0, every message received, every byte
+/// of the other side's messages (`theirs`) checked.
+void expect_exchange(ChildProcess& peer, const char* who, std::uint64_t count, const MessageStream& theirs);
 
 /// The peer's --mode argument for polling (true) or event driven (false).
 std::string mode_arg(bool polling);

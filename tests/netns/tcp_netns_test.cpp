@@ -16,25 +16,6 @@
 namespace takyon::test::netns {
 namespace {
 
-std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-// A tcp peer that exchanged `count` messages each way: exit 0, every message received, every byte
-// of the peer's messages (salt `their_salt`) checked.
-void expect_exchange(ChildProcess& peer, const char* who, uint64_t count, MessageStream theirs) {
-  const int status = peer.wait(30);
-  EXPECT_EQ(status, 0) << who << ": " << peer.describe();
-  const auto result = fields_of(peer, "RESULT ");
-  ASSERT_FALSE(result.empty()) << who << " printed no RESULT: " << peer.describe();
-  EXPECT_EQ(number_of(result, "sent"), static_cast<double>(count)) << who << ": " << peer.describe();
-  EXPECT_EQ(number_of(result, "received"), static_cast<double>(count)) << who << ": " << peer.describe();
-  EXPECT_EQ(number_of(result, "bad"), 0) << who << ": " << peer.describe();
-  EXPECT_EQ(number_of(result, "checked_bytes"), static_cast<double>(theirs.total_bytes(count)))
-      << who << " did not check every byte it should have received: " << peer.describe();
-}
-
 MessageStream stream(int salt, uint64_t min_bytes, uint64_t max_bytes) {
   MessageStream s;
   s.min_bytes = min_bytes;

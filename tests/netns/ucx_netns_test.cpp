@@ -34,11 +34,6 @@ namespace {
 constexpr uint64_t kMinBytes = 8;
 constexpr uint64_t kMaxBytes = 4 * 1024 * 1024;
 
-std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 std::string ucx(const std::string& role, const std::string& ip, const std::string& where) {
   return "Ucx -" + role + " -IP=" + ip + " " + where + " -tls=tcp";
 }
@@ -50,20 +45,6 @@ MessageStream stream(int salt, uint64_t max_bytes) {
   s.salt = salt;
   s.log_sizes = true;
   return s;
-}
-
-// A tcp peer that exchanged `count` messages each way: exit 0, every message received, every byte
-// of the peer's messages (`theirs`) checked.
-void expect_exchange(ChildProcess& peer, const char* who, uint64_t count, const MessageStream& theirs) {
-  const int status = peer.wait(30);
-  EXPECT_EQ(status, 0) << who << ": " << peer.describe();
-  const auto result = fields_of(peer, "RESULT ");
-  ASSERT_FALSE(result.empty()) << who << " printed no RESULT: " << peer.describe();
-  EXPECT_EQ(number_of(result, "sent"), static_cast<double>(count)) << who << ": " << peer.describe();
-  EXPECT_EQ(number_of(result, "received"), static_cast<double>(count)) << who << ": " << peer.describe();
-  EXPECT_EQ(number_of(result, "bad"), 0) << who << ": " << peer.describe();
-  EXPECT_EQ(number_of(result, "checked_bytes"), static_cast<double>(theirs.total_bytes(count)))
-      << who << " did not check every byte it should have received: " << peer.describe();
 }
 
 // How many of messages [0, count) fall in each of UCX's size bands, for the log.
