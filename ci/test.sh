@@ -112,15 +112,24 @@ PROBE
 }
 
 declare -A RESULT BUILD_S TEST_S DETAIL
+# generator_args <dir>: -G Ninja for a new build directory when ninja is installed (a build
+# directory keeps the generator it was first configured with: CMake refuses to change it).
+generator_args() {
+  if command -v ninja >/dev/null 2>&1 && ! [ -f "$1/CMakeCache.txt" ]; then
+    echo "-G Ninja"
+  fi
+}
+
 # run_config <name> <ctest budget seconds> <cmake args...>
 run_config() {
   local name=$1 budget=$2
   shift 2
-  local dir="build/$name" t0 rc
+  local dir="build/$name" t0 rc generator
+  read -r -a generator <<<"$(generator_args "$dir")"
   mkdir -p "$dir"
-  takyon_ci_log "$name: configure ($*)"
+  takyon_ci_log "$name: configure (${generator[*]} $*)"
   t0=$SECONDS
-  if ! "${LAUNCHER[@]}" cmake -S . -B "$dir" "$@" >"$dir/ci-configure.log" 2>&1; then
+  if ! "${LAUNCHER[@]}" cmake -S . -B "$dir" "${generator[@]}" "$@" >"$dir/ci-configure.log" 2>&1; then
     tail -n 60 "$dir/ci-configure.log"
     RESULT[$name]=FAILED DETAIL[$name]="configure failed, see $dir/ci-configure.log"
     BUILD_S[$name]=$((SECONDS - t0))
