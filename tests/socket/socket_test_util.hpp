@@ -70,7 +70,8 @@ inline bool claim_port_for_process(uint16_t port) {
 inline uint16_t free_port(int type = SOCK_STREAM) {
   constexpr unsigned kFirst = 10000;
   constexpr unsigned kCount = 10000;
-  const unsigned start = (static_cast<unsigned>(getpid()) * 7919U + static_cast<unsigned>(time(nullptr))) % kCount;
+  const unsigned start =
+      (static_cast<unsigned>(getpid()) * 7919U + static_cast<unsigned>(time(nullptr))) % kCount;
   for (unsigned i = 0; i < kCount; ++i) {
     const auto want = static_cast<uint16_t>(kFirst + (start + i * 4099U) % kCount);  // 4099: prime, steps all
     RawSocket probe(type);

@@ -295,7 +295,8 @@ void meet(SlotState& s, std::uint64_t e) {
   unsigned polls = 0;
   wait([&] {
     const std::uint64_t v = s.meet_peer->load(std::memory_order_acquire);
-    if ((v & ~std::uint64_t{0xffffffff}) == s.meet_peer_tag && std::int32_t(std::uint32_t(v) - n) >= 0) return true;
+    const bool tagged = (v & ~std::uint64_t{0xffffffff}) == s.meet_peer_tag;
+    if (tagged && std::int32_t(std::uint32_t(v) - n) >= 0) return true;
     return ++polls % 32 == 0 && has_entered(s, peer, e);
   });
   s.all_entered = e;
