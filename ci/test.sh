@@ -40,8 +40,14 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}"
 # Sanitizer builds: -g1 (line tables and function names: what sanitizer stack traces print, at a
 # fraction of -g's compile and link time); ASan at -O1 as its documentation recommends (faster to
 # build, stack traces exact), TSan at -O2 (its checks are slow enough already).
-SANITIZER_FLAGS_ASAN=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
-SANITIZER_FLAGS_TSAN=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
+# Both build their libraries as unity sources too (CMAKE_UNITY_BUILD, eight sources to a translation
+# unit: the standard headers are parsed once per batch; ASan's build took 176 s instead of 253-303).
+# The normal configuration compiles every source on its own, as users and developers build it, so a
+# source that leans on what another of its batch includes still fails there.
+SANITIZER_FLAGS_ASAN=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+                      -DCMAKE_UNITY_BUILD=ON)
+SANITIZER_FLAGS_TSAN=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+                      -DCMAKE_UNITY_BUILD=ON)
 
 RESTORE_MMAP_RND_BITS=""
 # shellcheck disable=SC2317  # called by the EXIT trap

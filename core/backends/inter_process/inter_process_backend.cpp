@@ -196,8 +196,8 @@ class InterProcessEndpoint final : public Backend {
   std::vector<PageBuffer> owned_send_;
 };
 
-Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, std::unique_ptr<Backend>& out,
-              bool pointer) {
+Status create_inter_process(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                            std::unique_ptr<Backend>& out, bool pointer) {
   const std::string& name = config.provider->name();
   for (size_t i = 0; i < config.recv.size(); ++i) {
     if (config.recv[i].app_addr != nullptr) {
@@ -225,12 +225,12 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
 
 Status InterProcessBackend::create_memcpy(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
                                           std::unique_ptr<Backend>& out) {
-  return create(config, deadline, log, out, false);
+  return create_inter_process(config, deadline, log, out, false);
 }
 
 Status InterProcessBackend::create_pointer(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
                                            std::unique_ptr<Backend>& out) {
-  return create(config, deadline, log, out, true);
+  return create_inter_process(config, deadline, log, out, true);
 }
 
 }  // namespace takyon::detail

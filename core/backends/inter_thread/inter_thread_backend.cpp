@@ -123,7 +123,8 @@ class InterThreadEndpoint final : public Backend {
   ErrorLog& log_;
   Mailbox mailbox_;
 
-  friend Status create(const EndpointConfig&, Deadline, ErrorLog&, std::unique_ptr<Backend>&, bool);
+  friend Status create_inter_thread(const EndpointConfig&, Deadline, ErrorLog&, std::unique_ptr<Backend>&,
+                                    bool);
 };
 
 Status allocate_recv(const EndpointConfig& config, std::vector<PageBuffer>& owned, std::vector<std::byte*>& addrs,
@@ -136,8 +137,8 @@ Status allocate_recv(const EndpointConfig& config, std::vector<PageBuffer>& owne
   return Status::kOk;
 }
 
-Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, std::unique_ptr<Backend>& out,
-              bool pointer) {
+Status create_inter_thread(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                           std::unique_ptr<Backend>& out, bool pointer) {
   const ProviderArgs& provider = *config.provider;
   const std::string key = provider.name() + " -ID=" + std::to_string(provider.number("ID"));
   const int side = config.is_endpoint_a ? 0 : 1;
@@ -245,12 +246,12 @@ Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, st
 
 Status InterThreadBackend::create_memcpy(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
                                          std::unique_ptr<Backend>& out) {
-  return create(config, deadline, log, out, false);
+  return create_inter_thread(config, deadline, log, out, false);
 }
 
 Status InterThreadBackend::create_pointer(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
                                           std::unique_ptr<Backend>& out) {
-  return create(config, deadline, log, out, true);
+  return create_inter_thread(config, deadline, log, out, true);
 }
 
 }  // namespace takyon::detail
