@@ -51,7 +51,8 @@ struct ProviderParam {
 };
 /// For gtest's messages: "InterThreadMemcpy, polling".
 void PrintTo(const ProviderParam& param, std::ostream* os);
-/// The four providers, each polling and event driven.
+/// Every provider of kAllProviders, each polling and event driven; under TSan only those whose
+/// endpoints run as threads of one process, or whose processes have threads (Ucx).
 [[nodiscard]] std::vector<ProviderParam> all_provider_params();
 /// "InterThreadMemcpy_Polling", "InterProcessPointer_Event", ...
 [[nodiscard]] std::string provider_param_name(const ::testing::TestParamInfo<ProviderParam>& info);
