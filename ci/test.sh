@@ -37,6 +37,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}"
 
+# The normal build: RelWithDebInfo's -O2 with -g1, as below (CI reads stack traces, not variables).
+NORMAL_FLAGS=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 # Sanitizer builds: -g1 (line tables and function names: what sanitizer stack traces print, at a
 # fraction of -g's compile and link time); ASan at -O1 as its documentation recommends (faster to
 # build, stack traces exact), TSan at -O2 (its checks are slow enough already).
@@ -204,7 +206,8 @@ for config in "${CONFIGS[@]}"; do
   LAUNCHER=()
   case "$config" in
     normal)
-      run_config normal "${TAKYON_CI_BUDGET_normal:-450}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON
+      run_config normal "${TAKYON_CI_BUDGET_normal:-450}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON \
+        "${NORMAL_FLAGS[@]}"
       ;;
     asan)
       if probe_sanitizer address,undefined; then
