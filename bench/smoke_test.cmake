@@ -88,7 +88,8 @@ foreach(i RANGE ${last})
   if(test MATCHES "^ucx_perftest_best_")
     string(JSON from ERROR_VARIABLE json_error GET "${record}" from)
     if(json_error OR NOT from MATCHES "^ucx_perftest_(tcp|sysv|posix)_(ucp_put|tag)_(lat|bw)$")
-      message(FATAL_ERROR "JSON record ${i} (${test}) does not name the run it came from: '${from}' ${json_error}")
+      message(FATAL_ERROR
+              "JSON record ${i} (${test}) does not name the run it came from: '${from}' ${json_error}")
     endif()
   endif()
   # The connectionless streams report their losses.

@@ -37,8 +37,13 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}"
 
+# relwithdebinfo_flags <-O level>: RelWithDebInfo's flags at that level with -g1.
+relwithdebinfo_flags() {
+  echo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$1 -g1 -DNDEBUG"
+  echo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$1 -g1 -DNDEBUG"
+}
 # The normal build: RelWithDebInfo's -O2 with -g1, as below (CI reads stack traces, not variables).
-NORMAL_FLAGS=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
+mapfile -t NORMAL_FLAGS < <(relwithdebinfo_flags -O2)
 # Sanitizer builds: -g1 (line tables and function names: what sanitizer stack traces print, at a
 # fraction of -g's compile and link time); ASan at -O1 as its documentation recommends (faster to
 # build, stack traces exact), TSan at -O2 (its checks are slow enough already).
@@ -46,10 +51,10 @@ NORMAL_FLAGS=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAG
 # unit: the standard headers are parsed once per batch; ASan's build took 176 s instead of 253-303).
 # The normal configuration compiles every source on its own, as users and developers build it, so a
 # source that leans on what another of its batch includes still fails there.
-SANITIZER_FLAGS_ASAN=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
-                      -DCMAKE_UNITY_BUILD=ON)
-SANITIZER_FLAGS_TSAN=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
-                      -DCMAKE_UNITY_BUILD=ON)
+mapfile -t SANITIZER_FLAGS_ASAN < <(relwithdebinfo_flags -O1)
+mapfile -t SANITIZER_FLAGS_TSAN < <(relwithdebinfo_flags -O2)
+SANITIZER_FLAGS_ASAN+=(-DCMAKE_UNITY_BUILD=ON)
+SANITIZER_FLAGS_TSAN+=(-DCMAKE_UNITY_BUILD=ON)
 
 RESTORE_MMAP_RND_BITS=""
 # shellcheck disable=SC2317  # called by the EXIT trap
@@ -206,8 +211,8 @@ for config in "${CONFIGS[@]}"; do
   LAUNCHER=()
   case "$config" in
     normal)
-      run_config normal "${TAKYON_CI_BUDGET_normal:-450}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON \
-        "${NORMAL_FLAGS[@]}"
+      run_config normal "${TAKYON_CI_BUDGET_normal:-450}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DTAKYON_SANITIZE= -DTAKYON_WITH_UCX=ON "${NORMAL_FLAGS[@]}"
       ;;
     asan)
       if probe_sanitizer address,undefined; then
