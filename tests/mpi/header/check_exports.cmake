@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
-# mpi.library.exports: libtakyon_mpi exports MPI_* (weak) and PMPI_* (strong) and nothing else;
-# every function mpi.h declares is there under both names; the feature probes configure scripts
-# test for (MPI_Accumulate, MPI_Get_accumulate, MPI_Session_init) are not.
+# mpi.library.exports: libtakyon_mpi exports MPI_* (weak) and PMPI_* (strong) and, but for sanitizer
+# builds, the whole malloc family (shm/heap_malloc.cpp: all or none -- glibc's free or
+# malloc_usable_size on a block of the shared heap would corrupt it), nothing else; every function
+# mpi.h declares is there under both names; the feature probes configure scripts test for
+# (MPI_Accumulate, MPI_Get_accumulate, MPI_Session_init) are not.
 #   cmake -DLIB=<libtakyon_mpi.so> -DHEADER=<mpi.h> -DNM=<nm> -P check_exports.cmake
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND "${NM}" -D --defined-only "${LIB}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -12,6 +14,9 @@ string(REPLACE "\n" ";" lines "${out}")
 set(strong "")
 set(weak "")
 set(stray "")
+set(malloc_family malloc free calloc realloc reallocarray posix_memalign aligned_alloc memalign valloc pvalloc
+                  malloc_usable_size)
+set(malloc_found "")
 foreach(line IN LISTS lines)
   if(line MATCHES "^[0-9a-f]* ([A-Za-z]) (.+)$")
     set(type "${CMAKE_MATCH_1}")
@@ -20,6 +25,8 @@ foreach(line IN LISTS lines)
       list(APPEND strong "${name}")
     elseif(name MATCHES "^MPI_" AND type STREQUAL "W")
       list(APPEND weak "${name}")
+    elseif(name IN_LIST malloc_family AND type STREQUAL "T")
+      list(APPEND malloc_found "${name}")
     else()
       list(APPEND stray "${type} ${name}")
     endif()
@@ -27,7 +34,15 @@ foreach(line IN LISTS lines)
 endforeach()
 if(stray)
   list(JOIN stray "\n  " text)
-  message(FATAL_ERROR "exported besides weak MPI_* and strong PMPI_* functions:\n  ${text}")
+  message(FATAL_ERROR "exported besides weak MPI_* and strong PMPI_* functions and the malloc family:\n  ${text}")
+endif()
+if(malloc_found)
+  set(malloc_missing ${malloc_family})
+  list(REMOVE_ITEM malloc_missing ${malloc_found})
+  if(malloc_missing)
+    list(JOIN malloc_missing " " text)
+    message(FATAL_ERROR "part of the malloc family is exported, not: ${text}")
+  endif()
 endif()
 
 file(STRINGS "${HEADER}" declarations REGEX "^TAKYON_MPI_FN_\\(")
@@ -63,4 +78,6 @@ list(LENGTH strong nstrong)
 if(NOT nweak EQUAL nstrong)
   message(FATAL_ERROR "${nweak} MPI_* but ${nstrong} PMPI_* symbols")
 endif()
-message(STATUS "libtakyon_mpi exports ${nweak} MPI_* (weak) and ${nstrong} PMPI_* functions, all ${count} of mpi.h, nothing else")
+list(LENGTH malloc_found nmalloc)
+message(STATUS "libtakyon_mpi exports ${nweak} MPI_* (weak) and ${nstrong} PMPI_* functions, all ${count} of mpi.h, "
+               "${nmalloc} of the malloc family, nothing else")
