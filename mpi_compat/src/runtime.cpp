@@ -27,6 +27,7 @@
 #include "job_id.hpp"
 #include "mpi.h"
 #include "path/provider.hpp"
+#include "shm/heap.hpp"
 #include "shm/layout.hpp"
 #include "shm/segment.hpp"
 
@@ -212,6 +213,10 @@ int runtime_init(int required) {
       header->nchunks = layout.nchunks;
       header->chunk_bytes = layout.chunk_bytes;
       header->owner_pid = getpid();
+      const shm::SharedHeap::Info heap = shm::SharedHeap::instance().activate();
+      header->heap_fd = heap.fd;
+      header->heap_base = heap.base;
+      header->heap_bytes = heap.bytes;
       header->magic = shm::kInboxMagic;  // peers read it after the bootstrap barrier below
     }
     if (job.size > 1) rt->boot->barrier();

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -190,6 +191,7 @@ void Engine::warm_bulk(Peer& p, bool out) {
 Engine::~Engine() {
   for (const Peer& p : peers_) {
     if (p.pidfd >= 0) close(p.pidfd);
+    if (p.heap != nullptr) munmap(p.heap, p.heap_bytes);
   }
 }
 
@@ -366,7 +368,40 @@ void Engine::deliver_eager(Request* r, int source, int tag, const char* data, st
   complete(r);
 }
 
+void Engine::map_peer_heap(Peer& p) {
+  p.heap_tried = true;
+  if (p.header == nullptr || p.header->heap_bytes == 0 || p.pidfd < 0) return;
+  // Through the pidfd only (the kernel's ptrace check, as for CMA): /proc/<pid>/fd could name another
+  // process's file once the pid is reused.
+  const int fd = int(syscall(SYS_pidfd_getfd, p.pidfd, p.header->heap_fd, 0));
+  if (fd < 0) return;
+  struct stat st {};
+  void* m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && std::uint64_t(st.st_size) == p.header->heap_bytes) {
+    m = mmap(nullptr, p.header->heap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  }
+  close(fd);
+  if (m == MAP_FAILED) return;  // CMA, as without a heap
+  madvise(m, p.header->heap_bytes, MADV_DONTDUMP);  // the peer's memory, not this rank's
+  p.heap = static_cast<char*>(m);
+  p.heap_base = p.header->heap_base;
+  p.heap_bytes = p.header->heap_bytes;
+}
+
+char* Engine::heap_view(Peer& p, std::uint64_t addr, std::size_t bytes) {
+  if (!p.heap_tried) map_peer_heap(p);
+  const std::uint64_t off = addr - p.heap_base;  // wraps (huge) below the base
+  if (p.heap == nullptr || off > p.heap_bytes || bytes > p.heap_bytes - off) return nullptr;
+  heap_copied_bytes_ += bytes;
+  return p.heap + off;
+}
+
 bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t from, std::size_t to) {
+  if (const char* src = heap_view(p, addr + from, to - from)) {
+    // The same pages the sender wrote: no pid involved, so no check for its reuse either.
+    std::memcpy(static_cast<char*>(r->buf) + from, src, to - from);
+    return true;
+  }
   std::size_t done = from;
   while (done < to) {
     iovec local{static_cast<char*>(r->buf) + done, to - done};
@@ -400,6 +435,10 @@ bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, st
   // A receiver that exited may have had its pid reused: never write into whatever process has it now
   // (refused: the kSplitDone says so; a dead receiver reads nothing anyway).
   if (p.pidfd >= 0 && exited(p)) return false;
+  if (char* dst = heap_view(p, addr + split, bytes - split)) {
+    std::memcpy(dst, static_cast<const char*>(r->buf) + split, bytes - split);
+    return true;
+  }
   std::size_t done = split;
   while (done < bytes) {
     iovec local{static_cast<char*>(r->buf) + done, bytes - done};

@@ -71,6 +71,8 @@ class Engine {
   [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int size() const { return size_; }
   RequestPool& requests() { return pool_; }
+  /// Bytes this engine copied with memcpy through a peer's mapped shared heap (tests).
+  [[nodiscard]] std::uint64_t heap_copied_bytes() const { return heap_copied_bytes_; }
 
   /// Blocking-send fast path: if the message is eager, goes to another rank, nothing is queued before
   /// it and the ring has room, writes it and returns true (no request needed); else returns false.
@@ -179,6 +181,10 @@ class Engine {
     /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
     int pidfd = -1;
     bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
+    char* heap = nullptr;               ///< the peer's shared heap mapped here (map_peer_heap)
+    std::uint64_t heap_base = 0;        ///< its address in the peer
+    std::uint64_t heap_bytes = 0;
+    bool heap_tried = false;
     char* bulk_out_chunks = nullptr;    ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
     char* bulk_in_chunks = nullptr;     ///< the peer's pipeline chunks in this rank's inbox
     bool bulk_out_warm = false;
@@ -214,9 +220,14 @@ class Engine {
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
                        bool sender_busy, std::uint64_t addr);
+  /// Where the peer's `bytes` at its address `addr` are mapped here: in its shared heap (shm/heap.hpp),
+  /// mapped on first use; nullptr if they are not in it (or it has none, or mapping was refused).
+  char* heap_view(Peer& p, std::uint64_t addr, std::size_t bytes);
+  static void map_peer_heap(Peer& p);
   /// Single copy of a lone rendezvous message: reads it from the sender's memory into r->buf.
   bool read_from_sender(Peer& p, Request* r, std::uint64_t addr, std::size_t bytes);
-  /// Copies [from, to) of the sender's data at `addr` into r->buf (process_vm_readv); false if refused.
+  /// Copies [from, to) of the sender's data at `addr` into r->buf (memcpy from its shared heap, else
+  /// process_vm_readv); false if refused.
   bool read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t from, std::size_t to);
   /// The sender's half of a split: writes [split, bytes) of r->buf to the receiver's `addr`.
   bool write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, std::size_t split, std::size_t bytes);
@@ -252,6 +263,7 @@ class Engine {
   bool cma_split_ = false;       ///< lone large messages are copied by both ranks (every rank has a core)
   bool oversubscribed_ = false;  ///< more ranks than cores
   bool cma_write_ = true;        ///< process_vm_writev allowed (TAKYON_MPI_CMA=readonly: no, for tests)
+  std::uint64_t heap_copied_bytes_ = 0;
 };
 
 }  // namespace takyon::mpi

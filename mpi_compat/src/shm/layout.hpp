@@ -72,7 +72,11 @@ struct alignas(kCacheLine) InboxHeader {
   std::uint32_t chunk_bytes;  ///< multiple of 4096
   std::int32_t owner_pid;
   std::atomic<std::uint32_t> finalized;  ///< the owner called MPI_Finalize (its exit is no failure)
+  std::int32_t heap_fd;                  ///< the owner's shared heap (shm/heap.hpp): its memfd's number
+  std::uint64_t heap_base;               ///< where the owner maps it
+  std::uint64_t heap_bytes;              ///< its size; 0: the owner has none
 };
+static_assert(sizeof(InboxHeader) == kCacheLine);
 
 /// Hands a line this core just wrote (and another core polls) towards the shared cache (CLDEMOTE; a
 /// NOP where unsupported), so the reader's load does not have to snoop it out of this core: a bare
