@@ -210,7 +210,8 @@ TEST_F(EnginePair, SoloRendezvousSingleCopyAndPipelined) {
 
 // Buffers in the shared heap (shm/heap.hpp) are copied with memcpy through a mapping of the peer's
 // heap, whichever side holds them: the sender's (the receiver reads the head, and all of a lone
-// copy), the receiver's (the sender writes the tail of a split), or both. Here both "peers" publish
+// copy), the receiver's (the sender writes the tail of a split), or both; past CMA's 1 MiB limit too
+// when the sender's buffer is in the heap (else the pipeline, no heap copy). Here both "peers" publish
 // this process's heap; the engines map it a second time through pidfd_getfd, as a peer would.
 TEST_F(EnginePair, SingleCopyThroughTheSharedHeap) {
   const shm::SharedHeap::Info info = shm::SharedHeap::instance().activate();
@@ -222,37 +223,42 @@ TEST_F(EnginePair, SingleCopyThroughTheSharedHeap) {
     header->heap_bytes = info.bytes;
   }
   rebuild("split");  // split even where the test has fewer cores than ranks
-  const std::size_t n = std::size_t(1) << 20;
+  const std::size_t mib = std::size_t(1) << 20;
+  const std::size_t big = 3 * mib;
+  shm::SharedHeap& heap = shm::SharedHeap::instance();
   bool zeroed = false;
-  auto* heap_a = static_cast<char*>(shm::SharedHeap::instance().allocate(n, 16, &zeroed));
-  auto* heap_x = static_cast<char*>(shm::SharedHeap::instance().allocate(n, 16, &zeroed));
+  auto* heap_a = static_cast<char*>(heap.allocate(big, 16, &zeroed));
+  auto* heap_x = static_cast<char*>(heap.allocate(big, 16, &zeroed));
   ASSERT_NE(heap_a, nullptr);
   ASSERT_NE(heap_x, nullptr);
-  std::vector<char> a(n), x(n);
+  std::vector<char> a(big), x(big);
   struct Case {
     const char* what;
     char* from;
     char* to;
+    std::size_t n;
     std::uint64_t read;     ///< by the receiver through the heap: the head, half
     std::uint64_t written;  ///< by the sender through the heap: the tail
   };
-  for (const Case& c : {Case{"sender's buffer in the heap", heap_a, x.data(), n / 2, 0},
-                        Case{"receiver's buffer in the heap", a.data(), heap_x, 0, n / 2},
-                        Case{"both in the heap", heap_a, heap_x, n / 2, n / 2}}) {
+  for (const Case& c : {Case{"sender's buffer in the heap", heap_a, x.data(), mib, mib / 2, 0},
+                        Case{"receiver's buffer in the heap", a.data(), heap_x, mib, 0, mib / 2},
+                        Case{"both in the heap", heap_a, heap_x, mib, mib / 2, mib / 2},
+                        Case{"3 MiB from the heap", heap_a, x.data(), big, big / 2, 0},
+                        Case{"3 MiB into the heap: the pipeline", a.data(), heap_x, big, 0, 0}}) {
     SCOPED_TRACE(c.what);
-    for (std::size_t i = 0; i < n; ++i) c.from[i] = char(i * 31 + std::size_t(c.what[0]));
-    std::memset(c.to, 0, n);
+    for (std::size_t i = 0; i < c.n; ++i) c.from[i] = char(i * 31 + std::size_t(c.what[0]) + c.n);
+    std::memset(c.to, 0, c.n);
     const std::uint64_t read_before = e_[1]->heap_copied_bytes();
     const std::uint64_t written_before = e_[0]->heap_copied_bytes();
-    Request* r = recv(1, 0, 9, c.to, n);
-    Request* s = send(0, 1, 9, c.from, n);
+    Request* r = recv(1, 0, 9, c.to, c.n);
+    Request* s = send(0, 1, 9, c.from, c.n);
     drive({r, s});
-    EXPECT_EQ(std::memcmp(c.to, c.from, n), 0);
+    EXPECT_EQ(std::memcmp(c.to, c.from, c.n), 0);
     EXPECT_EQ(e_[1]->heap_copied_bytes() - read_before, c.read);
     EXPECT_EQ(e_[0]->heap_copied_bytes() - written_before, c.written);
   }
-  shm::SharedHeap::instance().release(heap_a);
-  shm::SharedHeap::instance().release(heap_x);
+  heap.release(heap_a);
+  heap.release(heap_x);
 }
 
 // When the kernel refuses to read the sender (here: pid 1 does not hold our buffers), the receiver
