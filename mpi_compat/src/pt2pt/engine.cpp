@@ -373,7 +373,11 @@ void Engine::map_peer_heap(Peer& p) {
   if (p.header == nullptr || p.header->heap_bytes == 0 || p.pidfd < 0) return;
   // Through the pidfd only (the kernel's ptrace check, as for CMA): /proc/<pid>/fd could name another
   // process's file once the pid is reused.
+#ifdef SYS_pidfd_getfd
   const int fd = int(syscall(SYS_pidfd_getfd, p.pidfd, p.header->heap_fd, 0));
+#else
+  const int fd = -1;  // headers older than Linux 5.6: CMA only
+#endif
   if (fd < 0) return;
   struct stat st {};
   void* m = MAP_FAILED;

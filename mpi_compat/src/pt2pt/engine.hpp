@@ -12,14 +12,17 @@
 //          sender streams the data through the pair's bulk pipeline in kCts order (on a path channel:
 //          as kData frames in the same ordered stream as every other frame). A kRts with kFlagSolo
 //          (nothing else in flight from that sender) over shm is instead read by the receiver from the
-//          sender's memory in one copy (process_vm_readv) and answered with kAck; if the kernel
+//          sender's memory in one copy (process_vm_readv, or memcpy where the buffer is in the
+//          sender's shared heap, shm/heap.hpp, mapped here) and answered with kAck; if the kernel
 //          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
 //   split  a lone kRts of at least kCmaSplitMin bytes, when every rank has a core of its own: both
 //          ranks copy half at once. The receiver reads the first page (proving CMA works), answers
 //          kCts with kFlagSplit (its buffer's address and the split point), reads the head; the sender
-//          writes the tail into the receiver's memory (process_vm_writev) and answers kAck with
-//          kFlagSplit (payload: 1 written, 0 refused -- then the receiver reads the tail itself); the
-//          receiver completes on that and answers the plain kAck that completes the send.
+//          writes the tail into the receiver's memory (process_vm_writev, or memcpy into its shared
+//          heap) and answers kAck with kFlagSplit (payload: 1 written, 0 refused -- then the receiver
+//          reads the tail itself); the receiver completes on that and answers the plain kAck that
+//          completes the send. Lone messages over kCmaMaxBytes take the pipeline, unless the sender's
+//          buffer is in its shared heap.
 //          TAKYON_MPI_CMA=readonly: the sender acts as if writing were refused (tests the fallback);
 //          TAKYON_MPI_CMA=split: split even with more ranks than cores (tests).
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
