@@ -142,11 +142,8 @@ void SharedHeap::set_prev_pages_after(Block* b) {
   if (Block* n = next_of(b)) n->prev_pages = b->pages;
 }
 
-void* SharedHeap::allocate(std::size_t bytes, std::size_t align, bool* zeroed) {
-  if (bytes < kMinBytes || bytes > kReserveBytes / 2 || align > kPage ||
-      reserved_.load(std::memory_order_acquire) == 0) {
-    return nullptr;
-  }
+void* SharedHeap::allocate_large(std::size_t bytes, bool* zeroed) {
+  if (reserved_.load(std::memory_order_acquire) == 0) return nullptr;
   const std::size_t pages = 1 + (bytes + kPage - 1) / kPage;
   Lock lock(mutex_);
   Block* b = free_;
@@ -179,7 +176,6 @@ void* SharedHeap::allocate(std::size_t bytes, std::size_t align, bool* zeroed) {
     }
   }
   b->free = 0;
-  live_bytes_ += b->pages * kPage;
   return reinterpret_cast<void*>(addr(b) + kPage);
 }
 
@@ -191,7 +187,6 @@ void SharedHeap::release(void* p) {
     std::fprintf(stderr, "takyon-mpi: free(%p): not a live block of the shared heap (double free?)\n", p);
     std::abort();
   }
-  live_bytes_ -= b->pages * kPage;
   if (Block* n = next_of(b); n != nullptr && n->free != 0) {
     unlink_free(n);
     b->pages += n->pages;
@@ -219,7 +214,11 @@ std::size_t SharedHeap::usable_size(const void* p) const {
 
 std::size_t SharedHeap::live_bytes() const {
   Lock lock(const_cast<pthread_mutex_t&>(mutex_));
-  return live_bytes_;
+  std::size_t live = 0;
+  for (const Block* b = at(base_.load(std::memory_order_relaxed)); addr(b) < top_; b = at(addr(b) + b->pages * kPage)) {
+    if (b->free == 0) live += b->pages * kPage;
+  }
+  return live;
 }
 
 void SharedHeap::copy_blocks(std::uintptr_t from_base, std::uintptr_t to_base) const {

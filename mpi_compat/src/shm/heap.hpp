@@ -52,7 +52,11 @@ class SharedHeap {
 
   /// A block of at least `bytes`, aligned to `align` (<= kPage); nullptr where the heap does not
   /// serve it (inactive, small, over-aligned, full). `zeroed`: the block was never written.
-  void* allocate(std::size_t bytes, std::size_t align, bool* zeroed);
+  /// (Inline: every malloc of the program asks, and most are small.)
+  void* allocate(std::size_t bytes, std::size_t align, bool* zeroed) {
+    if (bytes < kMinBytes || bytes > kReserveBytes / 2 || align > kPage) return nullptr;
+    return allocate_large(bytes, zeroed);
+  }
   /// Whether p points into the heap's range (lock-free).
   [[nodiscard]] bool owns(const void* p) const {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -64,7 +68,7 @@ class SharedHeap {
   /// The payload bytes of block p (owns(p)).
   [[nodiscard]] std::size_t usable_size(const void* p) const;
 
-  /// Bytes of live blocks (headers included), for tests.
+  /// Bytes of live blocks (headers included), for tests: a walk over the blocks.
   [[nodiscard]] std::size_t live_bytes() const;
 
   // fork() handlers (public for pthread_atfork; installed by activate()).
@@ -76,6 +80,7 @@ class SharedHeap {
   struct Block;
 
   constexpr SharedHeap() = default;
+  void* allocate_large(std::size_t bytes, bool* zeroed);
   [[nodiscard]] Block* at(std::uintptr_t a) const { return reinterpret_cast<Block*>(a); }
   [[nodiscard]] Block* next_of(const Block* b) const;
   [[nodiscard]] Block* prev_of(const Block* b) const;
@@ -95,7 +100,6 @@ class SharedHeap {
   std::uintptr_t high_water_ = 0;  ///< the highest top_ so far: no page above it was ever written
   std::size_t last_pages_ = 0;     ///< pages of the block that ends at top_ (0: none)
   Block* free_ = nullptr;          ///< free blocks below top_, unordered
-  std::size_t live_bytes_ = 0;
   std::uintptr_t snapshot_ = 0;    ///< the fork snapshot (between before_fork and the after_fork ones)
 };
 

@@ -37,15 +37,9 @@ using takyon::mpi::shm::SharedHeap;
 
 constexpr std::size_t kMallocAlign = 16;
 
-/// A block from the shared heap, or nullptr where it does not serve this one.
-void* from_heap(std::size_t bytes, std::size_t align, bool* zeroed) {
-  if (bytes < SharedHeap::kMinBytes) return nullptr;
-  return SharedHeap::instance().allocate(bytes, align, zeroed);
-}
-
 void* aligned(std::size_t align, std::size_t bytes) {
   bool zeroed = false;
-  if (void* p = from_heap(bytes, align, &zeroed)) return p;
+  if (void* p = SharedHeap::instance().allocate(bytes, align, &zeroed)) return p;
   return __libc_memalign(align, bytes);
 }
 
@@ -59,7 +53,7 @@ extern "C" {
 
 TAKYON_MPI_EXPORT void* malloc(std::size_t bytes) noexcept {
   bool zeroed = false;
-  if (void* p = from_heap(bytes, kMallocAlign, &zeroed)) return p;
+  if (void* p = SharedHeap::instance().allocate(bytes, kMallocAlign, &zeroed)) return p;
   return __libc_malloc(bytes);
 }
 
@@ -79,7 +73,7 @@ TAKYON_MPI_EXPORT void* calloc(std::size_t n, std::size_t size) noexcept {
     return nullptr;
   }
   bool zeroed = false;
-  if (void* p = from_heap(bytes, kMallocAlign, &zeroed)) {
+  if (void* p = SharedHeap::instance().allocate(bytes, kMallocAlign, &zeroed)) {
     if (!zeroed) std::memset(p, 0, bytes);
     return p;
   }
