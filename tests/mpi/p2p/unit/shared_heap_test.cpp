@@ -24,12 +24,11 @@ SharedHeap& active_heap() {
   return h;
 }
 
+/// Whether all n bytes at p are v: the first is, and each equals the next (one memcmp, which the
+/// sanitizers check as a range: a loop over the bytes took TSan 30 s for this file's 340 MB).
 bool filled_with(const void* p, std::size_t n, unsigned char v) {
   const auto* c = static_cast<const unsigned char*>(p);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (c[i] != v) return false;
-  }
-  return true;
+  return n == 0 || (c[0] == v && std::memcmp(c, c + 1, n - 1) == 0);
 }
 
 TEST(SharedHeap, ServesLargeBlocksOnly) {
