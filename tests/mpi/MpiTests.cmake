@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # takyon_mpi_program(<name> SOURCE <file.c> NP <n>... [PMIX_NP <n>...] [EXPECT ok|fail|rc=<n>] [NO_COMPARE]
-#                    [LAUNCHERS ...] [GROUP <group>])
+#                    [LAUNCHERS ...] [GROUP <group>] [SANITIZED_PMIX])
 #
 # Builds an MPI test program twice, against libtakyon_mpi (target mpi_test_<name>) and, when Open
 # MPI's mpicc is found, with it (custom command), then registers one ctest per launcher and np:
@@ -36,9 +36,16 @@ if(TAKYON_SANITIZE STREQUAL "thread")
 else()
   set(TAKYON_MPI_PLAIN_RUNS ON)
 endif()
+# The shared heap (mpi_compat/src/shm/heap.hpp) is compiled out under the sanitizers, whose runtimes
+# own malloc: there a run with TAKYON_MPI_SHARED_HEAP=0 is the plain run again, so it is not registered.
+if(TAKYON_SANITIZE STREQUAL "")
+  set(TAKYON_MPI_HAS_SHARED_HEAP ON)
+else()
+  set(TAKYON_MPI_HAS_SHARED_HEAP OFF)
+endif()
 
 function(takyon_mpi_program name)
-  cmake_parse_arguments(ARG "NO_COMPARE" "SOURCE;EXPECT;GROUP" "NP;PMIX_NP;LAUNCHERS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPARE;SANITIZED_PMIX" "SOURCE;EXPECT;GROUP" "NP;PMIX_NP;LAUNCHERS" ${ARGN})
   if(NOT ARG_EXPECT)
     set(ARG_EXPECT ok)
   endif()
@@ -72,11 +79,17 @@ function(takyon_mpi_program name)
   endif()
 
   # The sanitizer configurations check memory and thread safety, not launch paths (tests/mpi/launch
-  # covers PMIx under them): ASan runs the PMIx launchers at the first PMIX_NP value only; TSan runs
-  # (see TAKYON_MPI_PLAIN_RUNS) only the programs that must fail, under takyon-run at their first NP.
+  # covers PMIx under them): ASan runs the PMIx launchers, at the first PMIX_NP value, only for the
+  # programs that must fail (their aborts and dead peers take PMIx's paths) and those marked
+  # SANITIZED_PMIX (a whole program's traffic after a PMIx bootstrap); TSan runs (see
+  # TAKYON_MPI_PLAIN_RUNS) only the programs that must fail, under takyon-run at their first NP.
   set(takyon_run_np ${ARG_NP})
   if(TAKYON_SANITIZE STREQUAL "address")
-    list(SUBLIST ARG_PMIX_NP 0 1 ARG_PMIX_NP)
+    if(ARG_EXPECT STREQUAL "ok" AND NOT ARG_SANITIZED_PMIX)
+      set(ARG_PMIX_NP "")
+    else()
+      list(SUBLIST ARG_PMIX_NP 0 1 ARG_PMIX_NP)
+    endif()
   elseif(NOT TAKYON_MPI_PLAIN_RUNS)
     set(ARG_PMIX_NP "")
     set(takyon_run_np "")
@@ -119,9 +132,13 @@ endfunction()
 # Runs the already declared program <name> under takyon-run with extra environment variables:
 #   mpi.p2p.<name>.takyon-run.<variant>.np<N>   (e.g. a forced channel: TAKYON_MPI_PROVIDER=InterProcessSocket)
 # Under TSan (TAKYON_MPI_PLAIN_RUNS OFF) only a run that must fail or one over UCX is registered: a
-# forced Ucx channel, or fake hosts (whose route is Ucx over TCP).
+# forced Ucx channel, or fake hosts (whose route is Ucx over TCP). Under either sanitizer no run
+# without the shared heap is (TAKYON_MPI_HAS_SHARED_HEAP).
 function(takyon_mpi_env_test name variant np expect)
   if(NOT TAKYON_MPI_PLAIN_RUNS AND expect STREQUAL "ok" AND NOT "${ARGN}" MATCHES "TAKYON_MPI_PROVIDER=Ucx|TAKYON_MPI_FAKE_HOST")
+    return()
+  endif()
+  if(NOT TAKYON_MPI_HAS_SHARED_HEAP AND "${ARGN}" MATCHES "TAKYON_MPI_SHARED_HEAP=0")
     return()
   endif()
   set(test mpi.p2p.${name}.takyon-run.${variant}.np${np})
