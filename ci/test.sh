@@ -173,9 +173,10 @@ run_config() {
   TEST_S[$name]=$((SECONDS - t0))
   # GoogleTest cases skipped inside shards (TAKYON_TEST_SHARDS) pass with their shard: name them, as
   # ctest names the skipped tests of a configuration with a ctest test per case.
-  local skipped
-  skipped="$(grep -h -E '^\[  SKIPPED \] [^0-9].* \([0-9]+ ms\)$' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null |
-    sed -E 's/^\[  SKIPPED \] //; s/ \([0-9]+ ms\)$//' | sort -u)"
+  local skipped=""
+  grep -q '^TAKYON_TEST_SHARDS:BOOL=ON$' "$dir/CMakeCache.txt" 2>/dev/null &&
+    skipped="$(grep -h -E '^\[  SKIPPED \] [^0-9].* \([0-9]+ ms\)$' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null |
+      sed -E 's/^\[  SKIPPED \] //; s/ \([0-9]+ ms\)$//' | sort -u)"
   if [ -n "$skipped" ]; then
     takyon_ci_log "$name: GoogleTest cases skipped in shards ($(echo "$skipped" | wc -l); each printed its reason):"
     echo "$skipped" | sed 's/^/    /'
