@@ -115,6 +115,13 @@ inline std::size_t status_bytes(const MPI_Status* s) {
 }
 /// source MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, 0 bytes, not cancelled.
 void set_empty_status(MPI_Status* s);
+/// A probe's status: the message's source (as a rank of `c`), tag and size.
+void set_probe_status(MPI_Status* s, const CommInfo& c, int world_source, int tag, std::size_t bytes);
+/// A probe's or receive's status for MPI_PROC_NULL: set_empty_status's with source MPI_PROC_NULL.
+inline void set_proc_null_status(MPI_Status* s) {
+  set_empty_status(s);
+  if (s != MPI_STATUS_IGNORE) s->MPI_SOURCE = MPI_PROC_NULL;
+}
 /// What a completed request reports (status may be MPI_STATUS_IGNORE).
 void set_status(MPI_Status* s, const Request& r);
 /// MPI_ERR_TRUNCATE for a truncated receive, else MPI_SUCCESS.
@@ -125,6 +132,9 @@ std::string truncation_message(const char* fn, const Request& r);
 /// Completes the bookkeeping of a finished request: fills `status`, frees a non-persistent request
 /// (setting *handle to MPI_REQUEST_NULL) or deactivates a persistent one; returns its error code.
 int finish_request(MPI_Request* handle, MPI_Status* status);
+
+/// Reports a completed blocking receive and releases it; throws MPI_ERR_TRUNCATE if it was truncated.
+int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status);
 
 /// Progresses until every MPI_Bsend message has left (MPI_Buffer_detach, MPI_Finalize).
 void wait_buffered_sends();

@@ -86,18 +86,6 @@ Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Da
   return make_owning_send(a, buf, dt, SendMode::kBuffered);
 }
 
-/// Reports a completed blocking receive and releases it (MPI_ERR_TRUNCATE if it was truncated).
-int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
-  Engine& e = engine();
-  deliver(*r);
-  set_status(status, *r);
-  bool truncated = r->truncated;
-  std::string why = truncated ? truncation_message(fn, *r) : std::string();
-  e.requests().release(r);
-  if (truncated) throw MpiError(MPI_ERR_TRUNCATE, why);
-  return MPI_SUCCESS;
-}
-
 /// Blocking-receive fast path (Engine::recv_eager_now): an eager message copied from the ring into
 /// the buffer, no request. Contiguous datatypes only; false: the general path takes over.
 bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
@@ -124,6 +112,17 @@ int recv_to_completion(const char* fn, Request* r, MPI_Status* status) {
 }
 
 }  // namespace
+
+int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
+  Engine& e = engine();
+  deliver(*r);
+  set_status(status, *r);
+  bool truncated = r->truncated;
+  std::string why = truncated ? truncation_message(fn, *r) : std::string();
+  e.requests().release(r);
+  if (truncated) throw MpiError(MPI_ERR_TRUNCATE, why);
+  return MPI_SUCCESS;
+}
 
 void wait_buffered_sends() {
   if (g_bsends.empty()) return;

@@ -4,23 +4,16 @@
 #include "api/export.hpp"
 
 namespace takyon::mpi {
-namespace {
 
-void set_probe_status(MPI_Status* s, const CommInfo& c, const ProbeResult& p) {
+void set_probe_status(MPI_Status* s, const CommInfo& c, int world_source, int tag, std::size_t bytes) {
   if (s == MPI_STATUS_IGNORE) return;
-  s->MPI_SOURCE = from_world(c, p.source);
-  s->MPI_TAG = p.tag;
+  s->MPI_SOURCE = from_world(c, world_source);
+  s->MPI_TAG = tag;
   s->MPI_ERROR = MPI_SUCCESS;
-  status_set_bytes(s, p.bytes);
+  status_set_bytes(s, bytes);
   s->MPI_internal[2] = 0;
 }
 
-void set_proc_null_status(MPI_Status* s) {
-  set_empty_status(s);
-  if (s != MPI_STATUS_IGNORE) s->MPI_SOURCE = MPI_PROC_NULL;
-}
-
-}  // namespace
 }  // namespace takyon::mpi
 
 using namespace takyon::mpi;
@@ -42,7 +35,7 @@ extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_St
       found = e.probe(a.comm->ctx, a.world_peer, a.tag, p);
     }
     *flag = found ? 1 : 0;
-    if (found) set_probe_status(status, *a.comm, p);
+    if (found) set_probe_status(status, *a.comm, p.source, p.tag, p.bytes);
     return MPI_SUCCESS;
   });
 }
@@ -58,7 +51,7 @@ extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status
     Engine& e = engine();
     ProbeResult p;
     e.wait_until([&] { return e.probe(a.comm->ctx, a.world_peer, a.tag, p); });
-    set_probe_status(status, *a.comm, p);
+    set_probe_status(status, *a.comm, p.source, p.tag, p.bytes);
     return MPI_SUCCESS;
   });
 }

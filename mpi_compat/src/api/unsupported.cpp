@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Functions a program may link against that this version does not implement yet: matched probes,
+// Functions a program may link against that this version does not implement yet:
 // intercommunicators, and datatype keyvals and attributes. Each one raises
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler with a message naming it. The table is
 // every function mpi.h declares that no other file under api/ defines; README lists the same names.
@@ -23,10 +23,6 @@ int unsupported(const char* fn) {
   TAKYON_MPI_WEAK_ALIAS(name)
 
 // clang-format off
-TAKYON_MPI_UNSUPPORTED(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
-TAKYON_MPI_UNSUPPORTED(Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
-TAKYON_MPI_UNSUPPORTED(Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
-TAKYON_MPI_UNSUPPORTED(Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
 TAKYON_MPI_UNSUPPORTED(Comm_remote_size, (MPI_Comm comm, int *size))
 TAKYON_MPI_UNSUPPORTED(Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 TAKYON_MPI_UNSUPPORTED(Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))

@@ -571,6 +571,14 @@ void Engine::start_recv(Request* r) {
   posted_.post(r);
 }
 
+void Engine::start_matched_recv(Request* r, std::unique_ptr<Unexpected> u) {
+  r->active = true;
+  r->complete = false;
+  r->cancelled = false;
+  r->truncated = false;
+  match_unexpected(r, std::move(u));
+}
+
 bool Engine::holds_recv(const Peer& p, const Request* r) {
   for (const auto& [id, in] : p.split_in) {
     if (in.req == r) return true;

@@ -106,6 +106,15 @@ class Engine {
   void abandon_recv(Request* r) noexcept;
   /// The oldest unexpected message a receive for (ctx, source, tag) would match, without taking it.
   bool probe(int ctx, int source, int tag, ProbeResult& out);
+  /// A matched probe (MPI_Mprobe / MPI_Improbe): the message probe() would find, taken out of
+  /// matching so that no receive matches it any more; nullptr if none. Nothing is answered yet: a
+  /// synchronous or rendezvous sender waits until start_matched_recv.
+  std::unique_ptr<Unexpected> take_unexpected(int ctx, int source, int tag) {
+    return unexpected_.take(ctx, source, tag);
+  }
+  /// Starts receive `r` (filled in as for start_recv) on message `u` from take_unexpected
+  /// (MPI_Mrecv / MPI_Imrecv): as start_recv does when it finds `u` in the unexpected queue.
+  void start_matched_recv(Request* r, std::unique_ptr<Unexpected> u);
   /// Releases `r` now if it is complete, else marks it to be released when it completes.
   void free_request(Request* r);
   /// Called at the end of every progress() when set: advances the nonblocking collectives (which
