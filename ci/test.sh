@@ -10,7 +10,9 @@
 # Environment knobs (all optional):
 #   TAKYON_CI_CONFIGS   which configurations, in order (default "normal asan tsan fuzz")
 #   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 30)
-#   TAKYON_CI_JOBS      parallel build jobs and ctest -j (default 2)
+#   TAKYON_CI_JOBS      parallel build jobs (default 2)
+#   TAKYON_CI_CTEST_JOBS  ctest -j (default TAKYON_CI_JOBS + 1: the tests leave a core idle a quarter of
+#                       the time, waiting on peers, timeouts and process start-up)
 #   TAKYON_CI_BUDGET_<name>  seconds the ctest run of that configuration may take in all
 #                       (defaults: normal 450, asan 720, tsan 720); each test also has its own timeout
 #   TAKYON_CI_CTEST_ARGS extra ctest arguments, e.g. "-L examples" or "-E bench"
@@ -23,6 +25,7 @@ cd "$ROOT" || exit 1
 source ci/common.sh
 
 JOBS="${TAKYON_CI_JOBS:-2}"
+CTEST_JOBS="${TAKYON_CI_CTEST_JOBS:-$((JOBS + 1))}"
 read -r -a CONFIGS <<<"${TAKYON_CI_CONFIGS:-normal asan tsan fuzz}"
 read -r -a EXTRA_CTEST_ARGS <<<"${TAKYON_CI_CTEST_ARGS:-}"
 START=$SECONDS
@@ -162,12 +165,12 @@ run_config() {
     return 1
   fi
   BUILD_S[$name]=$((SECONDS - t0))
-  takyon_ci_log "$name: built in ${BUILD_S[$name]} s; ctest -j$JOBS (budget ${budget} s)"
+  takyon_ci_log "$name: built in ${BUILD_S[$name]} s; ctest -j$CTEST_JOBS (budget ${budget} s)"
   t0=$SECONDS
   # The full ctest output goes to ci-ctest.log; the terminal gets everything but the lines of
   # tests that started or passed (failures keep their output: --output-on-failure).
   timeout -k 20 "$budget" "${LAUNCHER[@]}" ctest --test-dir "$dir" --output-on-failure --no-tests=error \
-    -j "$JOBS" "${EXTRA_CTEST_ARGS[@]}" 2>&1 | tee "$dir/ci-ctest.log" |
+    -j "$CTEST_JOBS" "${EXTRA_CTEST_ARGS[@]}" 2>&1 | tee "$dir/ci-ctest.log" |
     grep -v -E '^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$'
   rc=${PIPESTATUS[0]}
   TEST_S[$name]=$((SECONDS - t0))
@@ -263,7 +266,7 @@ done
 
 status=0
 echo
-echo "== Takyon ci/test.sh summary (build -j$JOBS, ctest -j$JOBS, $(nproc) cores) =="
+echo "== Takyon ci/test.sh summary (build -j$JOBS, ctest -j$CTEST_JOBS, $(nproc) cores) =="
 for config in "${CONFIGS[@]}"; do
   case "$config" in
     normal) what="RelWithDebInfo" ;;
