@@ -133,8 +133,9 @@ std::string truncation_message(const char* fn, const Request& r);
 /// (setting *handle to MPI_REQUEST_NULL) or deactivates a persistent one; returns its error code.
 int finish_request(MPI_Request* handle, MPI_Status* status);
 
-/// Reports a completed blocking receive and releases it; throws MPI_ERR_TRUNCATE if it was truncated.
-int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status);
+/// Waits for started receive `r` of a blocking call, reports it in `status` and releases it; throws
+/// MPI_ERR_TRUNCATE if it was truncated (MPI_Recv, MPI_Mrecv).
+int finish_blocking_recv(const char* fn, Request* r, MPI_Status* status);
 
 /// Progresses until every MPI_Bsend message has left (MPI_Buffer_detach, MPI_Finalize).
 void wait_buffered_sends();

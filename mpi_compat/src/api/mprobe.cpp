@@ -142,10 +142,7 @@ extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Messa
       set_proc_null_status(status);
       return MPI_SUCCESS;
     }
-    Request* r = start(a, buf, datatype, std::move(m));
-    Engine& e = engine();
-    if (!r->complete) e.wait_receiving(r, [r] { return r->complete; });
-    return recv_to_completion_done("MPI_Mrecv", r, status);
+    return finish_blocking_recv("MPI_Mrecv", start(a, buf, datatype, std::move(m)), status);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Mrecv)

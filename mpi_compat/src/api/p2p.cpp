@@ -86,6 +86,18 @@ Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Da
   return make_owning_send(a, buf, dt, SendMode::kBuffered);
 }
 
+/// Reports a completed blocking receive and releases it (MPI_ERR_TRUNCATE if it was truncated).
+int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
+  Engine& e = engine();
+  deliver(*r);
+  set_status(status, *r);
+  bool truncated = r->truncated;
+  std::string why = truncated ? truncation_message(fn, *r) : std::string();
+  e.requests().release(r);
+  if (truncated) throw MpiError(MPI_ERR_TRUNCATE, why);
+  return MPI_SUCCESS;
+}
+
 /// Blocking-receive fast path (Engine::recv_eager_now): an eager message copied from the ring into
 /// the buffer, no request. Contiguous datatypes only; false: the general path takes over.
 bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
@@ -105,23 +117,15 @@ bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
 }
 
 int recv_to_completion(const char* fn, Request* r, MPI_Status* status) {
-  Engine& e = engine();
-  e.start_recv(r);
-  if (!r->complete) e.wait_receiving(r, [r] { return r->complete; });
-  return recv_to_completion_done(fn, r, status);
+  engine().start_recv(r);
+  return finish_blocking_recv(fn, r, status);
 }
 
 }  // namespace
 
-int recv_to_completion_done(const char* fn, Request* r, MPI_Status* status) {
-  Engine& e = engine();
-  deliver(*r);
-  set_status(status, *r);
-  bool truncated = r->truncated;
-  std::string why = truncated ? truncation_message(fn, *r) : std::string();
-  e.requests().release(r);
-  if (truncated) throw MpiError(MPI_ERR_TRUNCATE, why);
-  return MPI_SUCCESS;
+int finish_blocking_recv(const char* fn, Request* r, MPI_Status* status) {
+  if (!r->complete) engine().wait_receiving(r, [r] { return r->complete; });
+  return recv_to_completion_done(fn, r, status);
 }
 
 void wait_buffered_sends() {

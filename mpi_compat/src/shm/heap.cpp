@@ -215,7 +215,8 @@ std::size_t SharedHeap::usable_size(const void* p) const {
 std::size_t SharedHeap::live_bytes() const {
   Lock lock(const_cast<pthread_mutex_t&>(mutex_));
   std::size_t live = 0;
-  for (const Block* b = at(base_.load(std::memory_order_relaxed)); addr(b) < top_; b = at(addr(b) + b->pages * kPage)) {
+  for (const Block* b = at(base_.load(std::memory_order_relaxed)); addr(b) < top_;
+       b = at(addr(b) + b->pages * kPage)) {
     if (b->free == 0) live += b->pages * kPage;
   }
   return live;
