@@ -10,15 +10,19 @@
 #include "runtime.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "api/common.hpp"
@@ -148,6 +152,40 @@ void unlink_all_inboxes(const std::string& job_id, int size) {
   for (int r = 0; r < size; ++r) shm_unlink(inbox_name(job_id, r).c_str());
 }
 
+/// More ranks on this host than CPUs this rank may use, and more than one of them (--bind-to none):
+/// moves the rank to CPU local_rank mod n of its mask and gives the mask back whole, so the kernel may
+/// still move it. Such ranks poll with sched_yield, and where the bootstrap's last wake-up left them
+/// tends to stick: the load balancer moves a task that is always running (cache-hot) only after
+/// repeated failed attempts, so three of four ranks on one of two CPUs could last a whole benchmark
+/// run (np 4 barriers took twice their time in 14 of 36 short runs; in 1 of 36 after this).
+/// TAKYON_MPI_SPREAD=0 leaves placement to the kernel; TAKYON_MPI_SPREAD_TRACE=1 prints where each
+/// rank went.
+void spread_unbound(const JobInfo& job) {
+  const char* env = std::getenv("TAKYON_MPI_SPREAD");
+  if (env != nullptr && std::string(env) == "0") return;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return;
+  const int n = CPU_COUNT(&mask);
+  if (n < 2 || job.local_size <= n) return;
+  int skip = job.local_rank % n;
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &mask) || skip-- > 0) ++cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0) return;  // a placement hint: nothing to report
+  const int now_on = sched_getcpu();                        // pinned: the CPU the kernel moved us to
+  if (sched_setaffinity(0, sizeof mask, &mask) != 0) {
+    fail(MPI_ERR_OTHER, "MPI_Init",
+         std::string("cannot restore this rank's CPU mask: ") + std::strerror(errno));
+  }
+  if (std::getenv("TAKYON_MPI_SPREAD_TRACE") != nullptr) {
+    std::fprintf(stderr, "takyon-mpi: rank %d (local rank %d of %d, %d CPUs allowed): placed on CPU %d\n",
+                 job.rank, job.local_rank, job.local_size, n, now_on);
+  }
+}
+
 }  // namespace
 
 int runtime_init(int required) {
@@ -252,6 +290,7 @@ int runtime_init(int required) {
   // TAKYON_MPI_FAKE_HOST); that is this rank's own business, unlike node_oversubscribed().
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   Backoff::set_oversubscribed(rt->oversubscribed || (cpus > 0 && job.local_size > cpus));
+  spread_unbound(job);
   rt->thread_level = required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : required;
   if (rt->thread_level < MPI_THREAD_SINGLE) rt->thread_level = MPI_THREAD_SINGLE;
   rt->main_thread = pthread_self();
