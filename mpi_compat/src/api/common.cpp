@@ -114,8 +114,13 @@ Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode 
   r->tag = a.tag;
   r->ctx = a.comm->ctx;
   r->comm = a.comm;
-  attach_data(r, a, buf, dt);
-  if (r->packed && pack_now) pack_items(buf, a.count, request_type(*r), r->buf);
+  try {
+    attach_data(r, a, buf, dt);
+    if (r->packed && pack_now) pack_items(buf, a.count, request_type(*r), r->buf);
+  } catch (...) {
+    engine().requests().release(r);  // no buffer for a packed copy: the request goes back to the pool
+    throw;
+  }
   return r;
 }
 
@@ -128,7 +133,12 @@ Request* make_recv(const P2pArgs& a, void* buf, MPI_Datatype dt) {
   r->tag = a.tag;
   r->ctx = a.comm->ctx;
   r->comm = a.comm;
-  attach_data(r, a, buf, dt);
+  try {
+    attach_data(r, a, buf, dt);
+  } catch (...) {
+    engine().requests().release(r);
+    throw;
+  }
   return r;
 }
 

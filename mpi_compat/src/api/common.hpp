@@ -86,7 +86,8 @@ P2pArgs check_probe(const char* fn, int source, int tag, MPI_Comm comm);
 
 /// A request for the checked operation, not started. A datatype that is not contiguous makes a send
 /// pack the data into the request now (pack_now false: persistent sends, which pack at every
-/// MPI_Start through prepare_start()), a receive receive into a request buffer (see deliver()).
+/// MPI_Start through prepare_start()), a receive receive into a request buffer (see deliver()). If
+/// that buffer cannot be had (std::bad_alloc), the request goes back to the pool before the throw.
 Request* make_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, SendMode mode, bool pack_now = true);
 Request* make_recv(const P2pArgs& a, void* buf, MPI_Datatype dt);
 /// A completed receive with a packed buffer: unpacks what arrived into the user's buffer (once).

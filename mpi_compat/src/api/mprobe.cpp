@@ -50,15 +50,13 @@ MPI_Comm comm_of(const MPI_Message* message) {
   return live().count(m) != 0 ? m->comm : MPI_COMM_WORLD;
 }
 
-/// Checks the arguments of MPI_Mrecv / MPI_Imrecv and takes the message from *message (now
-/// MPI_MESSAGE_NULL), with its receive's arguments in `a`. For MPI_MESSAGE_NO_PROC (a matched probe
+/// Checks the arguments of MPI_Mrecv / MPI_Imrecv: the message behind *message (still live and
+/// still the caller's), with its receive's arguments in `a`. For MPI_MESSAGE_NO_PROC (a matched probe
 /// of MPI_PROC_NULL): nullptr, and `a` a receive from MPI_PROC_NULL. Throws MpiError for anything else.
-std::unique_ptr<Message> take(const char* fn, void* buf, int count, MPI_Datatype dt, MPI_Message* message,
-                              P2pArgs& a) {
+Message* find(const char* fn, void* buf, int count, MPI_Datatype dt, const MPI_Message* message, P2pArgs& a) {
   if (message == nullptr) fail(MPI_ERR_ARG, fn, "message is NULL (argument message)");
   if (*message == MPI_MESSAGE_NO_PROC) {
     a = check_recv(fn, buf, count, dt, MPI_PROC_NULL, 0, MPI_COMM_SELF);  // count and datatype still checked
-    *message = MPI_MESSAGE_NULL;
     return nullptr;
   }
   if (*message == MPI_MESSAGE_NULL) {
@@ -71,15 +69,23 @@ std::unique_ptr<Message> take(const char* fn, void* buf, int count, MPI_Datatype
   }
   const CommInfo& c = check_comm(m->comm, fn);
   a = check_recv(fn, buf, count, dt, from_world(c, m->u->source), m->u->tag, m->comm);
-  live().erase(m);
-  *message = MPI_MESSAGE_NULL;
-  return std::unique_ptr<Message>(m);
+  return m;
 }
 
-/// The receive of message `m` (arguments `a`), started.
-Request* start(const P2pArgs& a, void* buf, MPI_Datatype dt, std::unique_ptr<Message> m) {
+/// The receive of the message behind *message (`m` from find(), nullptr for MPI_MESSAGE_NO_PROC),
+/// started; *message becomes MPI_MESSAGE_NULL. The request is made first: if that throws (no memory for
+/// a packed receive's buffer), the message and the caller's handle stay as they were, to receive later
+/// (a rendezvous sender would otherwise wait for ever for an answer).
+Request* start(const P2pArgs& a, void* buf, MPI_Datatype dt, Message* m, MPI_Message* message) {
   Request* r = make_recv(a, buf, dt);
-  engine().start_matched_recv(r, std::move(m->u));
+  *message = MPI_MESSAGE_NULL;
+  if (m == nullptr) {
+    engine().start_recv(r);  // a receive from MPI_PROC_NULL: complete at once
+    return r;
+  }
+  live().erase(m);
+  std::unique_ptr<Message> owned(m);
+  engine().start_matched_recv(r, std::move(owned->u));
   return r;
 }
 
@@ -137,12 +143,13 @@ TAKYON_MPI_WEAK_ALIAS(Mprobe)
 extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   return guarded("MPI_Mrecv", comm_of(message), [&] {
     P2pArgs a;
-    std::unique_ptr<Message> m = take("MPI_Mrecv", buf, count, datatype, message, a);
+    Message* m = find("MPI_Mrecv", buf, count, datatype, message, a);
     if (m == nullptr) {
+      *message = MPI_MESSAGE_NULL;
       set_proc_null_status(status);
       return MPI_SUCCESS;
     }
-    return finish_blocking_recv("MPI_Mrecv", start(a, buf, datatype, std::move(m)), status);
+    return finish_blocking_recv("MPI_Mrecv", start(a, buf, datatype, m, message), status);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Mrecv)
@@ -152,14 +159,8 @@ extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Mess
   return guarded("MPI_Imrecv", comm_of(message), [&] {
     if (request == nullptr) fail(MPI_ERR_REQUEST, "MPI_Imrecv", "request is NULL (argument request)");
     P2pArgs a;
-    std::unique_ptr<Message> m = take("MPI_Imrecv", buf, count, datatype, message, a);
-    if (m == nullptr) {
-      Request* r = make_recv(a, buf, datatype);
-      engine().start_recv(r);  // a receive from MPI_PROC_NULL: complete at once
-      *request = to_handle(r);
-      return MPI_SUCCESS;
-    }
-    *request = to_handle(start(a, buf, datatype, std::move(m)));
+    Message* m = find("MPI_Imrecv", buf, count, datatype, message, a);
+    *request = to_handle(start(a, buf, datatype, m, message));
     return MPI_SUCCESS;
   });
 }

@@ -98,6 +98,7 @@ static inline const char *error_class_name(int cls) {
     case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY";
     case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE";
     case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
   }
   return "another class";
 }
