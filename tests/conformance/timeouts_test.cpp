@@ -35,7 +35,7 @@ TEST_P(TwoSided, RecvStartTimeoutIsAccurateAndPathStaysUsable) {
         const double elapsed = watch.seconds();
         TK_ASSERT(ep, ok) << "a recv start timeout is not an error: " << path_error(path.get());
         TK_EXPECT(ep, timed_out) << "takyonRecv returned a message nobody sent (" << bytes << " bytes)";
-        TK_EXPECT(ep, within_20_percent(elapsed, kStartTimeout))
+        TK_EXPECT(ep, fired_on_time(elapsed, kStartTimeout))
             << "recv_start_timeout " << kStartTimeout << " s took " << elapsed << " s";
         ep.notify_peer();
         // The path still works: the message sent now arrives intact (retry while it is on its way).
@@ -73,7 +73,7 @@ TEST_P(TwoSided, SendStartTimeoutIsAccurateAndPathStaysUsable) {
         const double elapsed = watch.seconds();
         TK_ASSERT(ep, ok) << "a send start timeout is not an error: " << path_error(path.get());
         TK_EXPECT(ep, timed_out) << "the send did not wait for B to receive the previous message";
-        TK_EXPECT(ep, within_20_percent(elapsed, kStartTimeout))
+        TK_EXPECT(ep, fired_on_time(elapsed, kStartTimeout))
             << "send_start_timeout " << kStartTimeout << " s took " << elapsed << " s";
         ep.notify_peer();
         TK_ASSERT(ep, ep.wait_peer()) << "B never received the first message";
@@ -114,7 +114,7 @@ TEST_P(TwoSided, CreateTimeoutWithoutPeerNamesTheProvider) {
     const std::string error = take_string(attrs.attrs.error_message);
     const std::string interconnect = interconnect_for(provider(), id, endpoint_a);
     EXPECT_NE(error.find(interconnect), std::string::npos) << "error does not name '" << interconnect << "': " << error;
-    EXPECT_TRUE(within_20_percent(elapsed, kTimeout))
+    EXPECT_TRUE(fired_on_time(elapsed, kTimeout))
         << "path_create_timeout " << kTimeout << " s took " << elapsed << " s";
   }
 }
@@ -132,7 +132,7 @@ TEST_P(TwoSided, DestroyTimeoutWhenPeerNeverDestroys) {
         const double elapsed = watch.seconds();
         ep.notify_peer();
         TK_EXPECT(ep, !error.empty()) << "takyonDestroy returned NULL although B never destroyed";
-        TK_EXPECT(ep, within_20_percent(elapsed, kTimeout))
+        TK_EXPECT(ep, fired_on_time(elapsed, kTimeout))
             << "path_destroy_timeout " << kTimeout << " s took " << elapsed << " s; error: " << error;
       },
       [&](Endpoint& ep) {
