@@ -127,6 +127,14 @@ bool is_zombie(int pid) {
   return n > 0 && close_paren != nullptr && (close_paren[2] == 'Z' || close_paren[2] == 'X');
 }
 
+/// A receive request's state as it starts (start_recv, start_matched_recv).
+void mark_started(Request* r) {
+  r->active = true;
+  r->complete = false;
+  r->cancelled = false;
+  r->truncated = false;
+}
+
 }  // namespace
 
 Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<void*> inboxes,
@@ -555,10 +563,7 @@ void Engine::match_unexpected(Request* r, std::unique_ptr<Unexpected> u) {
 }
 
 void Engine::start_recv(Request* r) {
-  r->active = true;
-  r->complete = false;
-  r->cancelled = false;
-  r->truncated = false;
+  mark_started(r);
   if (r->null_proc) {
     complete(r);
     return;
@@ -572,10 +577,7 @@ void Engine::start_recv(Request* r) {
 }
 
 void Engine::start_matched_recv(Request* r, std::unique_ptr<Unexpected> u) {
-  r->active = true;
-  r->complete = false;
-  r->cancelled = false;
-  r->truncated = false;
+  mark_started(r);
   match_unexpected(r, std::move(u));
 }
 
