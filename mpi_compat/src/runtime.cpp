@@ -251,6 +251,7 @@ int runtime_init(int required) {
       header->nchunks = layout.nchunks;
       header->chunk_bytes = layout.chunk_bytes;
       header->owner_pid = getpid();
+      header->cpu.store(-1, std::memory_order_relaxed);
       const shm::SharedHeap::Info heap = shm::SharedHeap::instance().activate();
       header->heap_fd = heap.fd;
       header->heap_base = heap.base;

@@ -2,7 +2,9 @@
 /* Every collective's data movement: several counts (0, small, and sizes above the algorithm
  * thresholds), roots 0 and size-1, MPI_IN_PLACE where the standard allows it. Every received value
  * is checked against a local computation; rank 0 prints one line per collective. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
+#include <time.h>
 
 #include "test_util.h"
 
@@ -24,6 +26,64 @@ static int *ialloc(size_t n) {
 }
 
 static void report(const char *name, int cases) { PRINT0("%-22s ok (%d cases)\n", name, cases); }
+
+/* CLOCK_MONOTONIC: one clock for all processes of a machine (these tests' ranks all run on one). */
+static double mono_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* MPI_Barrier lets no rank leave before the last one has arrived. Each round makes another rank late
+ * (it spins 200 us before the call while the others already wait in it); every rank notes when it
+ * entered and left, and every departure must follow every arrival. On `comm`: MPI_COMM_WORLD, and
+ * a communicator whose ranks are the world's reversed (its rank 0, which gathers the arrivals where
+ * ranks outnumber cores, is the world's last rank). */
+static int barrier_rounds(MPI_Comm comm) {
+  enum { kRounds = 40 };
+  int r = 0, n = 0;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &n);
+  double t[2 * kRounds];
+  for (int i = 0; i < kRounds; ++i) {
+    if (i % n == r) {
+      const double until = mono_now() + 200e-6;
+      while (mono_now() < until) {
+      }
+    }
+    t[2 * i] = mono_now();
+    CHECK_MPI(MPI_Barrier(comm));
+    t[2 * i + 1] = mono_now();
+  }
+  double *all = (double *)malloc(sizeof t * (size_t)n);
+  CHECK(all != NULL);
+  CHECK_MPI(MPI_Allgather(t, 2 * kRounds, MPI_DOUBLE, all, 2 * kRounds, MPI_DOUBLE, comm));
+  for (int i = 0; i < kRounds; ++i) {
+    double last_in = 0, first_out = 1e300;
+    int late = 0, early = 0;
+    for (int q = 0; q < n; ++q) {
+      const double in = all[q * 2 * kRounds + 2 * i], out = all[q * 2 * kRounds + 2 * i + 1];
+      if (in > last_in) last_in = in, late = q;
+      if (out < first_out) first_out = out, early = q;
+    }
+    if (first_out < last_in) {
+      fprintf(stderr, "rank %d: barrier round %d: rank %d left %.1f us before rank %d arrived\n", r, i, early,
+              (last_in - first_out) * 1e6, late);
+    }
+    CHECK(first_out >= last_in);
+  }
+  free(all);
+  return kRounds;
+}
+
+static void test_barrier(void) {
+  int cases = barrier_rounds(MPI_COMM_WORLD);
+  MPI_Comm reversed;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, size_ - 1 - rank_, &reversed));
+  cases += barrier_rounds(reversed);
+  CHECK_MPI(MPI_Comm_free(&reversed));
+  report("barrier", cases);
+}
 
 static void test_bcast(void) {
   int cases = 0;
@@ -415,6 +475,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   PRINT0("coll_data: %d ranks\n", size_);
   for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  test_barrier();
   test_bcast();
   test_reduce();
   test_allreduce();
