@@ -11,6 +11,10 @@
  * MPI_Barrier, so rooted collectives do not pipeline; a sample is the mean over a few iterations;
  * a rank's samples are sent to rank 0 with point-to-point messages, which takes per sample the
  * mean over ranks (OSU's "Avg Latency") and prints min/avg/p50/p99/max over samples.
+ * Switches/it: the context switches (getrusage: voluntary and involuntary) of all ranks over the
+ * timed iterations, per iteration (the collective and the barrier before it). Where ranks outnumber
+ * cores, every rank must get a core in every iteration, so this count, not the copies, sets the
+ * latency; with a core per rank it is about 0.
  *
  * The library's answer to each collective is taken as given: MPI_ERRORS_RETURN is set on
  * MPI_COMM_WORLD, and a collective that returns an error on any rank (e.g. one the library does not
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench_util.h"
 
@@ -260,7 +265,8 @@ static int agree(int rc) {
 
 /* --- statistics and output --------------------------------------------------------------------- */
 static const char *kCsvHeader =
-    "label,test,bytes,iterations,samples,avg_us,min_us,p50_us,p99_us,max_us,avg_MBps,p50_MBps,validated,ranks\n";
+    "label,test,bytes,iterations,samples,avg_us,min_us,p50_us,p99_us,max_us,avg_MBps,p50_MBps,validated,ranks,"
+    "switches_per_iter\n";
 
 static long scaled(long base, long minimum, size_t bytes, double scale) {
   double n = (double)base;
@@ -290,6 +296,8 @@ static int run(int test, size_t bytes, const Options *o, Buffers *b, FILE *csv, 
     MPI_Barrier(MPI_COMM_WORLD);
     call(test, bytes, iter, 1, b);
   }
+  struct rusage u0, u1;
+  getrusage(RUSAGE_SELF, &u0);
   for (int s = 0; s < samples; ++s) {
     double t = 0;
     for (long k = 0; k < per_sample; ++k, ++iter) {
@@ -305,37 +313,42 @@ static int run(int test, size_t bytes, const Options *o, Buffers *b, FILE *csv, 
     }
     sample_s[s] = t / (double)per_sample;
   }
-  /* Rank 0 averages each sample over the ranks and sums the validated counts. */
-  long validated = b->validated;
+  getrusage(RUSAGE_SELF, &u1);
+  /* Rank 0 averages each sample over the ranks and sums the validated counts and the switches. */
+  long counts[2] = {b->validated, (u1.ru_nvcsw - u0.ru_nvcsw) + (u1.ru_nivcsw - u0.ru_nivcsw)};
   if (g_rank == 0) {
     double other[MAX_SAMPLES];
     for (int r = 1; r < g_size; ++r) {
-      long v = 0;
+      long v[2] = {0, 0};
       MPI_Recv(other, samples, MPI_DOUBLE, r, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Recv(&v, 1, MPI_LONG, r, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(v, 2, MPI_LONG, r, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       for (int s = 0; s < samples; ++s) sample_s[s] += other[s];
-      validated += v;
+      counts[0] += v[0];
+      counts[1] += v[1];
     }
     for (int s = 0; s < samples; ++s) sample_s[s] /= g_size;
-    b->validated = validated;
+    b->validated = counts[0];
   } else {
     MPI_Send(sample_s, samples, MPI_DOUBLE, 0, 78, MPI_COMM_WORLD);
-    MPI_Send(&validated, 1, MPI_LONG, 0, 79, MPI_COMM_WORLD);
+    MPI_Send(counts, 2, MPI_LONG, 0, 79, MPI_COMM_WORLD);
   }
+  const long validated = counts[0];
+  const double switches = (double)counts[1] / (double)iters;
   double all_total = 0;
   if (g_rank == 0) {
     for (int s = 0; s < samples; ++s) all_total += sample_s[s] * (double)per_sample;
     double avg_us = all_total / (double)iters * 1e6;
     SampleStats st = sample_stats(sample_s, samples);
     size_t shown = test == kBarrier ? 0 : bytes;
-    printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld\n", shown, avg_us, st.min_us, st.p50_us, st.p99_us,
-           st.max_us, iters);
+    printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld%13.2f\n", shown, avg_us, st.min_us, st.p50_us, st.p99_us,
+           st.max_us, iters, switches);
     fflush(stdout);
     if (csv) {
       double mbps = avg_us > 0 ? (double)shown / avg_us : 0,
              p50_mbps = st.p50_us > 0 ? (double)shown / st.p50_us : 0;
-      fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld,%d\n", label, kNames[test], shown, iters,
-              samples, avg_us, st.min_us, st.p50_us, st.p99_us, st.max_us, mbps, p50_mbps, validated, g_size);
+      fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld,%d,%.4g\n", label, kNames[test], shown,
+              iters, samples, avg_us, st.min_us, st.p50_us, st.p99_us, st.max_us, mbps, p50_mbps, validated, g_size,
+              switches);
       fflush(csv);
     }
   }
@@ -381,7 +394,7 @@ int main(int argc, char **argv) {
     if (g_rank == 0) {
       printf("# OSU MPI %s Latency Test\n", kFunctions[t] + 4);
       printf("# Size       Avg Latency(us)   Min Latency(us)   P50 Latency(us)   P99 Latency(us)   Max "
-             "Latency(us)  Iterations\n");
+             "Latency(us)  Iterations  Switches/it\n");
     }
     for (size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes <<= 1) {
       int rc = run(t, bytes, &o, &b, csv, label);

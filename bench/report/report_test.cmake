@@ -115,7 +115,8 @@ foreach(t IN LISTS texts)
     elseif(line MATCHES "^# Size +(Avg Latency\\(us\\)|Bandwidth \\(MB/s\\)|MB/s +Messages/s)")
       set(header "${CMAKE_MATCH_1}")
     elseif(NOT line MATCHES "^#")
-      if(header STREQUAL "" OR NOT line MATCHES "^[0-9]+( +[0-9]+\\.[0-9]+)+( +[0-9]+)?$")
+      # (mpi_coll: size, the latencies, iterations and switches per iteration)
+      if(header STREQUAL "" OR NOT line MATCHES "^[0-9]+( +[0-9]+\\.[0-9]+)+( +[0-9]+( +[0-9]+\\.[0-9]+)?)?$")
         message(FATAL_ERROR "${t}: not OSU format: '${line}' (after header '${header}')")
       endif()
       math(EXPR rows "${rows} + 1")
@@ -182,6 +183,12 @@ for c in comps:
 for test in ("bcast", "reduce", "gather", "scatter", "allgather", "alltoall"):
     if not recs.get(("mpi_coll", "takyon", test, 8), {}).get("validated"):
         fail(f"no validated record takyon {test} 8")
+# mpi_coll: the context switches of all ranks per iteration, a number on every record (about 0 here,
+# with a core per rank; the headlines show both sides' where ranks share cores).
+for (suite, comp, test, nbytes), r in recs.items():
+    sw = r.get("switches_per_iter") if suite == "mpi_coll" else 0
+    if not isinstance(sw, (int, float)) or sw < 0:
+        fail(f"record {comp} {test} {nbytes}: switches_per_iter {sw!r}")
 if have_ompi:
     for test in ("bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"):
         if not recs.get(("mpi_coll", "ompi-default", test, 8), {}).get("validated"):

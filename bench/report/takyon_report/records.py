@@ -76,6 +76,10 @@ def aggregate(units, noise):
                 rec[key] = statistics.median(float(r[key]) for r in rows)
             rec["iterations"] = int(rows[0]["iterations"])
             rec["validated"] = sum(int(r["validated"]) for r in rows)
+            # mpi_coll: context switches of all ranks per iteration (None from a CSV without them).
+            sw = [float(r["switches_per_iter"]) for r in rows if r.get("switches_per_iter") not in (None, "")]
+            if unit.suite == "mpi_coll":
+                rec["switches_per_iter"] = statistics.median(sw) if len(sw) == len(rows) else None
             if "ranks" in rows[0]:
                 rec["ranks"] = int(rows[0]["ranks"])
             records.append(rec)
@@ -136,6 +140,8 @@ def headlines(records, units, args):
             b = find(records, suite, ours["best_ompi"], test, nbytes)
             row.update(status="ok", value=ours["median"], reference=b["median"], against=ours["best_ompi"],
                        ratio=ours["ratio_to_best_ompi"], noisy=ours["noisy"] or b["noisy"])
+            if ours.get("switches_per_iter") is not None and b.get("switches_per_iter") is not None:
+                row.update(switches=ours["switches_per_iter"], reference_switches=b["switches_per_iter"])
         rows.append(row)
 
     if "mpi_p2p" in args.suites:

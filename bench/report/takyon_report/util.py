@@ -146,3 +146,10 @@ def machine_info(mpirun, argv):
         "loadavg_start": list(os.getloadavg()),
         "command_line": " ".join(argv),
     }
+
+
+def switches_note(h):
+    """Where ranks took turns on cores (a switch or more per iteration): both sides' context switches."""
+    if h.get("switches") is None or max(h["switches"], h["reference_switches"]) < 1:
+        return ""
+    return f" [context switches per iteration {h['switches']:.1f} vs {h['reference_switches']:.1f}]"
