@@ -206,6 +206,36 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${jerr}")
 endif()
 
+# 8. A collective's headline sizes: 8 B and 1 MiB, or the largest size swept when that is less (np 4
+# sweeps to 64 KiB on two cores); synthetic records through the report's own headlines().
+execute_process(COMMAND ${python} -c [=[
+import os, sys, types
+here = os.path.dirname(os.path.realpath(sys.argv[1]))
+for cand in (here, os.path.join(here, "..", "libexec", "takyon", "report")):
+    if os.path.isfile(os.path.join(cand, "takyon_report", "records.py")):
+        sys.path.insert(0, os.path.normpath(cand))
+from takyon_report import records
+recs = [{"suite": "mpi_coll", "component": c, "test": "bcast", "bytes": b, "median": m, "noisy": False,
+         "higher_is_better": False} for c, m in (("takyon", 1.0), ("ompi-x", 2.0)) for b in (8, 65536)]
+records.add_ratios(recs)
+def rows(top):
+    args = types.SimpleNamespace(suites=["mpi_coll"], coll_tests=["bcast"], coll_np=4, coll_sizes=(1, top),
+                                 p2p_tests=[])
+    return [(h["what"], h["status"]) for h in records.headlines(recs, [], args)]
+want = {65536: [("MPI_Bcast 8 B, 4 ranks", "ok"), ("MPI_Bcast 64 KiB, 4 ranks", "ok")],
+        8: [("MPI_Bcast 8 B, 4 ranks", "ok"), ("MPI_Bcast 1 MiB, 4 ranks", "n/a")],
+        1 << 22: [("MPI_Bcast 8 B, 4 ranks", "ok"), ("MPI_Bcast 1 MiB, 4 ranks", "n/a")]}
+for top, expect in want.items():
+    got = rows(top)
+    if got != expect:
+        sys.exit(f"headlines for sizes up to {top}: {got}, want {expect}")
+print("headline sizes ok")
+]=] "${REPORT}" RESULT_VARIABLE rc OUTPUT_VARIABLE hout ERROR_VARIABLE herr)
+message("${hout}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${herr}")
+endif()
+
 # 7. --compare: a second, smaller report against the first has the comparison.
 execute_process(COMMAND ${REPORT} --out-dir "${OUT_DIR}/second" --reps 1 --no-path --suites mpi_p2p --configs takyon
                         --p2p-sizes 0:8 --p2p-scale 0.05 --p2p-tests latency --timeout 60

@@ -158,7 +158,11 @@ def headlines(records, units, args):
             elif test in getattr(by_unit.get("takyon/mpi_coll"), "test_failures", {}):
                 mpi_row("mpi_coll", test, 8, f"MPI_{test.capitalize()} (every size), {args.coll_np} ranks")
             else:
-                for nbytes in (8, 1 << 20):
+                # 8 B and 1 MiB, or the largest size swept when that is less (np 4 on 2 cores: 64 KiB).
+                top = 1 << 20
+                while top > 8 and top > args.coll_sizes[1]:
+                    top >>= 1
+                for nbytes in (8, top) if top > 8 else (8, 1 << 20):
                     mpi_row("mpi_coll", test, nbytes, f"MPI_{test.capitalize()} {human_size(nbytes)}, {args.coll_np} ranks")
     # Takyon's lower layers: the path API against MPI's best, and Ucx paths against ucx_perftest.
     for provider in ("InterProcessMemcpy", "InterProcessPointer"):
