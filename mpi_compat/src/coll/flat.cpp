@@ -157,11 +157,16 @@ SlotState& state(CommInfo& c, const char* fn) {
   return s;
 }
 
+/// wait()'s default: nothing waited for needs this rank's CPU.
+struct NeverBlocked {
+  bool operator()() const { return false; }
+};
+
 /// Polls `ready` while progressing the engine; a dead peer throws PeerFailure. Each round spins
 /// first, unless `blocked_here()` says that what `ready` waits for needs this rank's CPU: then it
 /// goes straight to the engine and the backoff (which yields at once when ranks outnumber cores).
-template <class Ready, class BlockedHere>
-void wait(const Ready& ready, const BlockedHere& blocked_here) {
+template <class Ready, class BlockedHere = NeverBlocked>
+void wait(const Ready& ready, const BlockedHere& blocked_here = {}) {
   if (ready()) return;
   Engine& eng = engine();
   Backoff backoff;
@@ -181,24 +186,25 @@ void wait(const Ready& ready, const BlockedHere& blocked_here) {
   }
 }
 
-template <class Ready>
-void wait(const Ready& ready) {
-  wait(ready, [] { return false; });
-}
-
 bool has_entered(const SlotState& s, int m, std::uint64_t e) {
   return s.areas[std::size_t(m)]->control.seq.load(std::memory_order_acquire) >= s.base[std::size_t(m)] + e;
 }
 
-void wait_member(const SlotState& s, int m, std::uint64_t e) {
-  wait([&] { return has_entered(s, m, e); });
+template <class BlockedHere = NeverBlocked>
+void wait_member(const SlotState& s, int m, std::uint64_t e, const BlockedHere& blocked_here = {}) {
+  wait([&] { return has_entered(s, m, e); }, blocked_here);
 }
 
-void wait_all(SlotState& s, std::uint64_t e) {
+template <class BlockedHere = NeverBlocked>
+void wait_all(SlotState& s, std::uint64_t e, const BlockedHere& blocked_here = {}) {
   if (s.all_entered >= e) return;
-  for (int m = 0; m < s.size; ++m) {
-    if (m != s.rank) wait_member(s, m, e);
-  }
+  int next = 0;  // members below it (this rank aside) have entered epoch e
+  wait(
+      [&] {
+        while (next < s.size && (next == s.rank || has_entered(s, next, e))) ++next;
+        return next == s.size;
+      },
+      blocked_here);
   s.all_entered = e;
 }
 
@@ -346,17 +352,10 @@ void barrier(CommInfo& c, const char* fn) {
     return false;
   };
   if (s.rank == 0) {
-    int next = 1;
-    wait(
-        [&] {
-          while (next < s.size && has_entered(s, next, e)) ++next;
-          return next >= s.size;
-        },
-        blocked_here);
-    s.all_entered = e;
+    wait_all(s, e, blocked_here);
     enter(s, release);
   } else {
-    wait([&] { return has_entered(s, 0, release); }, blocked_here);
+    wait_member(s, 0, release, blocked_here);
     enter(s, release);
     s.all_entered = e;
   }
