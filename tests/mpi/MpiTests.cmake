@@ -54,6 +54,17 @@ else()
   set(TAKYON_MPI_NP_SWEEP 1 2 3 4 5)
 endif()
 
+# TAKYON_MPI_CPUS01: a command prefix (taskset -c 0,1) that confines a launcher and its ranks to CPUs 0
+# and 1, so that three or more ranks outnumber their CPUs whatever the machine (the placement of
+# unbound ranks, the oversubscribed barrier). Empty without taskset, on a one-CPU machine, and where
+# plain runs are off (TSan).
+find_program(TAKYON_TASKSET taskset)
+cmake_host_system_information(RESULT takyon_host_cpus QUERY NUMBER_OF_LOGICAL_CORES)
+set(TAKYON_MPI_CPUS01 "")
+if(TAKYON_TASKSET AND takyon_host_cpus GREATER_EQUAL 2 AND TAKYON_MPI_PLAIN_RUNS)
+  set(TAKYON_MPI_CPUS01 ${TAKYON_TASKSET} -c 0,1)
+endif()
+
 function(takyon_mpi_program name)
   cmake_parse_arguments(ARG "NO_COMPARE;SANITIZED_PMIX" "SOURCE;EXPECT;GROUP" "NP;PMIX_NP;LAUNCHERS" ${ARGN})
   if(NOT ARG_EXPECT)
