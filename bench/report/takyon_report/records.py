@@ -76,9 +76,8 @@ def aggregate(units, noise):
                 rec[key] = statistics.median(float(r[key]) for r in rows)
             rec["iterations"] = int(rows[0]["iterations"])
             rec["validated"] = sum(int(r["validated"]) for r in rows)
-            # mpi_coll: context switches of all ranks per iteration (None from a CSV without them).
-            sw = [float(r["switches_per_iter"]) for r in rows if r.get("switches_per_iter") not in (None, "")]
-            if unit.suite == "mpi_coll":
+            if unit.suite == "mpi_coll":  # context switches of all ranks per iteration (None: a CSV without)
+                sw = [float(r["switches_per_iter"]) for r in rows if r.get("switches_per_iter") not in (None, "")]
                 rec["switches_per_iter"] = statistics.median(sw) if len(sw) == len(rows) else None
             if "ranks" in rows[0]:
                 rec["ranks"] = int(rows[0]["ranks"])
