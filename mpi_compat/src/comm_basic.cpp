@@ -52,6 +52,8 @@ Registry& registry() {
 }  // namespace
 
 CommInfo detail::g_world = make_predefined(MPI_COMM_WORLD, 0, false);
+int detail::g_world_size = 0;
+int detail::g_world_rank = 0;
 
 CommInfo* find_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return &detail::g_world;
@@ -79,18 +81,6 @@ CommInfo& check_comm(MPI_Comm comm, const char* fn) {
        "invalid communicator (argument comm): not a live communicator (freed, or never created)");
 }
 
-int comm_size(const CommInfo& c) {
-  if (c.is_self) return 1;
-  return c.members.empty() ? engine().size() : int(c.members.size());
-}
-int comm_rank(const CommInfo& c) {
-  if (c.is_self) return 0;
-  return c.members.empty() ? engine().rank() : c.rank;
-}
-int to_world(const CommInfo& c, int rank) {
-  if (c.is_self) return engine().rank();
-  return c.members.empty() ? rank : c.members[std::size_t(rank)];
-}
 int from_world(const CommInfo& c, int world_rank) {
   if (c.is_self) return world_rank == engine().rank() ? 0 : -1;
   if (c.members.empty()) return world_rank;

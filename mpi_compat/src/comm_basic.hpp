@@ -48,6 +48,8 @@ inline int group_ctx(const CommInfo& c) {
 CommInfo* find_comm(MPI_Comm comm);
 namespace detail {
 extern CommInfo g_world;
+extern int g_world_size;  ///< MPI_COMM_WORLD's size and this rank in it: set by MPI_Init (the engine's)
+extern int g_world_rank;
 }
 /// MPI_COMM_WORLD's CommInfo (find_comm(MPI_COMM_WORLD), without the call).
 inline CommInfo& world_comm() { return detail::g_world; }
@@ -56,10 +58,20 @@ CommInfo& check_comm(MPI_Comm comm, const char* fn);
 /// Throws MpiError(MPI_ERR_OTHER) naming `fn` unless MPI is initialized and not finalized.
 void check_initialized(const char* fn);
 
-int comm_size(const CommInfo& c);
-int comm_rank(const CommInfo& c);
+// Inline: every collective asks several times, and the small ones are a few hundred instructions.
+inline int comm_size(const CommInfo& c) {
+  if (c.is_self) return 1;
+  return c.members.empty() ? detail::g_world_size : int(c.members.size());
+}
+inline int comm_rank(const CommInfo& c) {
+  if (c.is_self) return 0;
+  return c.members.empty() ? detail::g_world_rank : c.rank;
+}
 /// A rank of `c` (0..size-1) as a world rank, and back (-1 for a world rank not in `c`).
-int to_world(const CommInfo& c, int rank);
+inline int to_world(const CommInfo& c, int rank) {
+  if (c.is_self) return detail::g_world_rank;
+  return c.members.empty() ? rank : c.members[std::size_t(rank)];
+}
 int from_world(const CommInfo& c, int world_rank);
 /// The world ranks of `c`'s members, by rank.
 std::vector<int> comm_members(const CommInfo& c);

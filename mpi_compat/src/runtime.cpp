@@ -27,6 +27,7 @@
 
 #include "api/common.hpp"
 #include "bootstrap.hpp"
+#include "comm_basic.hpp"
 #include "errors.hpp"
 #include "job_id.hpp"
 #include "mpi.h"
@@ -296,6 +297,8 @@ int runtime_init(int required) {
   if (rt->thread_level < MPI_THREAD_SINGLE) rt->thread_level = MPI_THREAD_SINGLE;
   rt->main_thread = pthread_self();
   detail::g_engine = rt->engine.get();
+  detail::g_world_size = rt->engine->size();
+  detail::g_world_rank = rt->engine->rank();
   g_rt = rt.release();
   g_initialized_ever = true;
   return g_rt->thread_level;

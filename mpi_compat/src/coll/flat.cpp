@@ -110,9 +110,17 @@ shm::FlatArea* local_area(int slot) {
   return a.get();
 }
 
-SlotState& state(CommInfo& c, const char* fn) {
-  SlotState& s = slots()[std::size_t(c.slot)];
+SlotState& set_up(CommInfo& c, const char* fn);
+
+/// The state of `c`'s slot, set up (a point-to-point exchange) at c's first flat collective.
+inline SlotState& state(CommInfo& c, const char* fn) {
+  SlotState& s = g_slots[std::size_t(c.slot)];
   if (s.comm == &c) return s;
+  return set_up(c, fn);
+}
+
+SlotState& set_up(CommInfo& c, const char* fn) {
+  SlotState& s = slots()[std::size_t(c.slot)];
   s = SlotState{};
   s.size = comm_size(c);
   s.rank = comm_rank(c);
@@ -291,6 +299,7 @@ std::size_t max_publish(const CommInfo& c) {
 
 bool usable(const CommInfo& c) {
   if (c.slot >= shm::kFlatSlots) return false;
+  if (g_slots[std::size_t(c.slot)].comm == &c) return true;  // ran flat before: nothing has changed
   if (comm_size(c) == 1) return true;
   for (int m = 0; m < comm_size(c); ++m) {
     if (inbox_of(to_world(c, m)) == nullptr) return false;
