@@ -305,6 +305,15 @@ void copy(void* dst, const void* src, std::size_t n) {
   if (n != 0 && dst != src) std::memcpy(dst, src, n);
 }
 
+/// Publishes the p blocks of `send` at `out` but for block `self`, which no other rank reads (scatter's
+/// root, alltoall's own): 1/p less to copy (np 4, 64 KiB blocks: 192 KiB instead of 256 for the root).
+void publish_others(char* out, const char* send, std::size_t block, int p, int self) {
+  const std::size_t head = std::size_t(self) * block;
+  const std::size_t tail = head + block;
+  copy(out, send, head);
+  copy(out + tail, send + tail, block * std::size_t(p) - tail);
+}
+
 }  // namespace
 
 std::size_t max_publish(const CommInfo& c) {
@@ -462,7 +471,7 @@ void scatter(CommInfo& c, const char* fn, const char* send, char* recv, std::siz
   const std::size_t total = block * std::size_t(s.size);
   const std::uint32_t what = what_of(Kind::kScatter, root);
   if (s.rank == root) {
-    copy(publish_at(s, e, total, what), send, total);
+    publish_others(publish_at(s, e, total, what), send, block, s.size, root);
     enter(s, e);
     if (recv != nullptr) copy(recv, send + std::size_t(root) * block, block);
     return;
@@ -493,9 +502,9 @@ void alltoall(CommInfo& c, const char* fn, const char* send, char* recv, std::si
   std::uint64_t e = ++s.epoch;
   const std::size_t total = block * std::size_t(s.size);
   const std::uint32_t what = what_of(Kind::kAlltoall, 0);
-  copy(publish_at(s, e, total, what), send, total);
+  publish_others(publish_at(s, e, total, what), send, block, s.size, s.rank);
   enter(s, e);
-  // This rank's own block from `send`, not back from its just-written line (see own_seen()).
+  // This rank's own block from `send`, not back from what it published (see own_seen()).
   copy(recv + std::size_t(s.rank) * block, send + std::size_t(s.rank) * block, block);
   for (int m = 0; m < s.size; ++m) {
     if (m == s.rank) continue;
