@@ -11,7 +11,7 @@
 namespace takyon::mpi {
 
 void barrier(CommInfo& c) {
-  if (flat_barrier(c.handle)) return;
+  if (flat_barrier(c)) return;
   Schedule s(c, "MPI_Barrier");
   barrier_dissemination(s);
   s.run();

@@ -133,10 +133,9 @@ bool fits(const CommInfo& c, FlatColl k, std::size_t bytes, int p, const char* f
 
 }  // namespace
 
-bool flat_barrier(MPI_Comm comm) {
-  CommInfo* c = flat_comm(comm);
-  if (c == nullptr || !fits(*c, FlatColl::kBarrier, 0, comm_size(*c), "MPI_Barrier")) return false;
-  flat::barrier(*c, "MPI_Barrier");
+bool flat_barrier(CommInfo& c) {
+  if (!flat::usable(c) || !fits(c, FlatColl::kBarrier, 0, comm_size(c), "MPI_Barrier")) return false;
+  flat::barrier(c, "MPI_Barrier");
   return true;
 }
 

@@ -6,11 +6,13 @@
 // choice depends only on the communicator and the bytes, the same on every rank of a correct program.
 #pragma once
 
+#include "comm_basic.hpp"
 #include "mpi.h"
 
 namespace takyon::mpi {
 
-bool flat_barrier(MPI_Comm comm);
+/// `c`: a valid communicator (check_comm), MPI initialized.
+bool flat_barrier(CommInfo& c);
 bool flat_bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 /// MPI_Reduce (all: false) and MPI_Allreduce (all: true; root ignored).
 bool flat_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,

@@ -355,13 +355,14 @@ void meet(SlotState& s, std::uint64_t e) {
 
 void barrier(CommInfo& c, const char* fn) {
   SlotState& s = state(c, fn);
+  if (s.size == 1) return;  // nothing to wait for, and no one reads a one-rank communicator's epoch
   std::uint64_t e = ++s.epoch;
   if (s.size == 2) {
     meet(s, e);
     return;
   }
   enter(s, e);
-  if (!node_oversubscribed() || s.size == 1) {
+  if (!node_oversubscribed()) {
     wait_all(s, e);  // everyone waits for everyone: one line transfer deep
     return;
   }
