@@ -83,6 +83,15 @@ constexpr std::size_t kFlatMaxTwoRanks = 1024;  ///< bcast, allreduce, allgather
 /// rank that publishes leaves at once, and a reader copies when it gets a core, where a rendezvous
 /// needs both ends running at once.
 constexpr std::size_t kFlatMaxOversubscribed = 64 * 1024;
+/// Scatter and alltoall (a publisher copies p blocks, and a reader's copy then comes out of the
+/// publisher's cache, where the linear schedule reads each block once, straight from the sender's
+/// buffer) only up to this many bytes per block. np 4 on 2 cores, mpi_coll p50, 3 alternated runs,
+/// flat / linear / Open MPI ob1+vader+CMA: 64 KiB scatter 15.1 / 8.8 / 21.3 us, alltoall 53 / 46 / 110
+/// (without the shared heap, CMA: 46 / 19.7 and 212 / 91); 32 KiB scatter 6.7 / 5.6, alltoall
+/// 27.8 / 26.1 (a tie); 16 KiB 5.5 / 22.9 and 27 / 104 (below the single-copy rendezvous). The other
+/// flat collectives stay ahead at 64 KiB (bcast 6.5 / 6.8 linear, gather 9.6 / 19.1 linear, allgather
+/// 38 / 64 ring, allreduce 31 / 89 ring, reduce 11 / 19 linear).
+constexpr std::size_t kFlatMaxOversubscribedBlock = 32 * 1024;
 
 /// What TAKYON_MPI_COLL_<NAME> asks for: read once per collective.
 struct Forced {
@@ -216,7 +225,7 @@ bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
   const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
   if (p > 2 && node_oversubscribed()) {
     const bool p_blocks = k == FlatColl::kScatter || k == FlatColl::kAlltoall;  // bytes: p blocks
-    return (p_blocks ? bytes / std::size_t(p) : bytes) <= kFlatMaxOversubscribed;
+    return p_blocks ? bytes / std::size_t(p) <= kFlatMaxOversubscribedBlock : bytes <= kFlatMaxOversubscribed;
   }
   return bytes <= (p == 2 && one_exchange ? kFlatMaxTwoRanks : kFlatMax);
 }
