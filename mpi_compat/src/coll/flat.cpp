@@ -17,6 +17,7 @@
 #include "op/op.hpp"
 #include "pt2pt/backoff.hpp"
 #include "runtime.hpp"
+#include "shm/copy.hpp"
 #include "shm/layout.hpp"
 
 namespace takyon::mpi::flat {
@@ -302,7 +303,7 @@ const char* data_of(const SlotState& s, int m, const Seen& v, std::uint64_t e, s
 constexpr std::size_t kSplitAllreduceMin = 8 * 1024;
 
 void copy(void* dst, const void* src, std::size_t n) {
-  if (n != 0 && dst != src) std::memcpy(dst, src, n);
+  if (n != 0 && dst != src) shm::copy_bulk(dst, src, n);
 }
 
 /// Publishes the p blocks of `send` at `out` but for block `self`, which no other rank reads (scatter's

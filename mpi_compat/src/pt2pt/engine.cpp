@@ -410,7 +410,7 @@ char* Engine::heap_view(Peer& p, std::uint64_t addr, std::size_t bytes) {
 bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t from, std::size_t to) {
   if (const char* src = heap_view(p, addr + from, to - from)) {
     // The same pages the sender wrote: no pid involved, so no check for its reuse either.
-    std::memcpy(static_cast<char*>(r->buf) + from, src, to - from);
+    shm::copy_bulk(static_cast<char*>(r->buf) + from, src, to - from);
     heap_copied_bytes_ += to - from;
     return true;
   }
@@ -448,7 +448,7 @@ bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, st
   // (refused: the kSplitDone says so; a dead receiver reads nothing anyway).
   if (p.pidfd >= 0 && exited(p)) return false;
   if (char* dst = heap_view(p, addr + split, bytes - split)) {
-    std::memcpy(dst, static_cast<const char*>(r->buf) + split, bytes - split);
+    shm::copy_bulk(dst, static_cast<const char*>(r->buf) + split, bytes - split);
     heap_copied_bytes_ += bytes - split;
     return true;
   }
@@ -747,7 +747,7 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       Request* r = p.streaming_in.front();
       std::size_t n = cell->bytes;
       if (n > r->rndv_total - r->rndv_done) n = r->rndv_total - r->rndv_done;
-      std::memcpy(static_cast<char*>(r->buf) + r->rndv_done, reinterpret_cast<const char*>(cell + 1), n);
+      shm::copy_bulk(static_cast<char*>(r->buf) + r->rndv_done, reinterpret_cast<const char*>(cell + 1), n);
       r->rndv_done += n;
       if (r->rndv_done < r->rndv_total) return;
       p.streaming_in.pop_front();
@@ -899,7 +899,7 @@ bool Engine::pump_path_streams(Peer& p) {
     cell->tag = 0;
     cell->msg_id = 0;
     cell->bytes = std::uint32_t(n);
-    std::memcpy(reinterpret_cast<char*>(cell + 1), static_cast<const char*>(r->buf) + r->rndv_done, n);
+    shm::copy_bulk(reinterpret_cast<char*>(cell + 1), static_cast<const char*>(r->buf) + r->rndv_done, n);
     out.publish(cell);
     moved = true;
     r->rndv_done += n;

@@ -25,7 +25,7 @@ class BulkProducer {
       BulkSlot& slot = slots_[next_];
       if (slot.filled.load(std::memory_order_acquire) != 0) break;
       std::size_t n = bytes - done < chunk_bytes_ ? bytes - done : chunk_bytes_;
-      std::memcpy(chunks_ + std::size_t(next_) * chunk_bytes_, src + done, n);
+      copy_bulk(chunks_ + std::size_t(next_) * chunk_bytes_, src + done, n);
       slot.filled.store(n, std::memory_order_release);
       next_ = next_ + 1 == nchunks_ ? 0 : next_ + 1;
       done += n;
@@ -55,7 +55,7 @@ class BulkConsumer {
       if (streaming) {
         copy_streaming(dst + at, chunk, n);
       } else {
-        std::memcpy(dst + at, chunk, n);
+        copy_bulk(dst + at, chunk, n);
       }
     });
   }

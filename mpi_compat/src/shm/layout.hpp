@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "shm/copy.hpp"
+
 namespace takyon::mpi::shm {
 
 inline constexpr std::size_t kCacheLine = 64;
@@ -96,7 +98,7 @@ inline void copy_payload(void* dst, const void* src, std::size_t n) {
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
   if (n > 16) {
-    std::memcpy(d, s, n);
+    copy_bulk(d, s, n);
   } else if (n >= 8) {
     std::uint64_t a = 0;
     std::uint64_t b = 0;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -157,4 +158,36 @@ TEST(CopyStreaming, EqualsMemcpyAtEveryAlignmentAndSize) {
       }
     }
   }
+}
+
+// copy_bulk (memcpy, but an SSE2 loop where the destination lies 1-31 bytes past the source modulo
+// 4 KiB) equals memcpy at every such distance, on both sides of the window and across page-aligned
+// buffers, for sizes around its 4 KiB threshold and with tails of every length, and writes nothing
+// outside.
+TEST(CopyBulk, EqualsMemcpyAtEveryPageDistanceAndSize) {
+  constexpr std::size_t kPage = 4096;
+  constexpr std::size_t kMax = 65536 + 63;
+  auto* src = static_cast<char*>(std::aligned_alloc(kPage, kMax + 2 * kPage));
+  auto* dst = static_cast<char*>(std::aligned_alloc(kPage, kMax + 2 * kPage));
+  ASSERT_NE(nullptr, src);
+  ASSERT_NE(nullptr, dst);
+  for (std::size_t i = 0; i < kMax + 2 * kPage; ++i) src[i] = char((i * 131 + 7) & 0xff);
+  std::vector<std::size_t> distances;
+  for (std::size_t d = 0; d <= 40; ++d) distances.push_back(d);
+  for (std::size_t d = kPage - 40; d < kPage; ++d) distances.push_back(d);
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{17}, std::size_t{4095}, std::size_t{4096}, std::size_t{4097},
+        std::size_t{4096 + 63}, std::size_t{8191}, std::size_t{65536 + 5}, kMax}) {
+    for (std::size_t d : distances) {
+      const std::size_t src_off = 3 * (d % 5);  // the distance, not the alignment, picks the path
+      const std::size_t dst_off = (src_off + d) % kPage;
+      std::memset(dst, 0x5a, kMax + 2 * kPage);
+      takyon::mpi::shm::copy_bulk(dst + dst_off, src + src_off, n);
+      ASSERT_EQ(0, std::memcmp(dst + dst_off, src + src_off, n)) << n << " " << d;
+      for (std::size_t i = 0; i < dst_off; ++i) ASSERT_EQ('\x5a', dst[i]) << n << " " << d;
+      for (std::size_t i = dst_off + n; i < kMax + 2 * kPage; ++i) ASSERT_EQ('\x5a', dst[i]) << n << " " << d;
+    }
+  }
+  std::free(src);
+  std::free(dst);
 }
