@@ -189,6 +189,17 @@ for (suite, comp, test, nbytes), r in recs.items():
     sw = r.get("switches_per_iter") if suite == "mpi_coll" else 0
     if not isinstance(sw, (int, float)) or sw < 0:
         fail(f"record {comp} {test} {nbytes}: switches_per_iter {sw!r}")
+# Every MPI record: the CPU probe (takyon-bench --cpu-probe) before each of its runs, one positive
+# number per repetition; an ok MPI headline: the range of both sides' probes.
+for (suite, comp, test, nbytes), r in recs.items():
+    pr = r.get("probe_ns") if suite != "path" else [1.0] * r["reps"]
+    if not isinstance(pr, list) or len(pr) != r["reps"] or not all(isinstance(x, (int, float)) and x > 0 for x in pr):
+        fail(f"record {comp} {suite} {test} {nbytes}: probe_ns {pr!r}")
+for h in doc["headlines"]:
+    if h["status"] == "ok" and h["suite"] != "path":
+        pr = h.get("probe_ns")
+        if not isinstance(pr, list) or len(pr) != 2 or not 0 < pr[0] <= pr[1]:
+            fail(f"headline {h['what']}: probe_ns {pr!r}")
 if have_ompi:
     for test in ("bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"):
         if not recs.get(("mpi_coll", "ompi-default", test, 8), {}).get("validated"):
@@ -229,7 +240,11 @@ for top, expect in want.items():
     got = rows(top)
     if got != expect:
         sys.exit(f"headlines for sizes up to {top}: {got}, want {expect}")
-print("headline sizes ok")
+from takyon_report import util
+notes = [util.placement_note({"probe_ns": p}) for p in ([40.0, 59.0], [40.0, 60.0], [38.5, 223.0])]
+if notes[0] != "" or "40-60 ns" not in notes[1] or "CPUs moved" not in notes[2] or util.placement_note({}) != "":
+    sys.exit(f"placement notes: {notes}")
+print("headline sizes and placement notes ok")
 ]=] "${REPORT}" RESULT_VARIABLE rc OUTPUT_VARIABLE hout ERROR_VARIABLE herr)
 message("${hout}")
 if(NOT rc EQUAL 0)

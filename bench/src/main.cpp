@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "cacheline_pingpong.hpp"
 #include "collective_sweep.hpp"
 #include "cpu_placement.hpp"
 #include "machine_info.hpp"
@@ -28,6 +30,34 @@ namespace {
 
 constexpr int kExitTargetMissed = 1;
 constexpr int kExitFailure = 2;
+
+/// --cpu-probe: the cache-line ping-pong between choose_cpus()'s two CPUs, one-way ns, median of 9
+/// samples of 2000 round trips after one for warm-up.
+int cpu_probe() {
+  using namespace takyon::bench;
+  const CpuPlacement placement = choose_cpus();
+  if (!placement.pinned()) {
+    std::printf("cpu-probe: n/a (%s)\n", placement.describe().c_str());
+    return 0;
+  }
+  CachelinePingPong line;
+  std::thread peer([&] {
+    pin_current_thread(placement.cpu_b);
+    line.echo();
+  });
+  pin_current_thread(placement.cpu_a);
+  constexpr std::uint64_t kRoundTrips = 2000;
+  std::vector<double> samples;
+  line.run(1, kRoundTrips, samples);
+  samples.clear();
+  line.run(9, kRoundTrips, samples);
+  line.stop();
+  peer.join();
+  std::sort(samples.begin(), samples.end());
+  const double one_way = samples[samples.size() / 2] / double(kRoundTrips) / 2.0;
+  std::printf("cpu-probe: %.1f ns one-way (%s)\n", one_way, placement.describe().c_str());
+  return 0;
+}
 
 int run(const takyon::bench::Options& options) {
   using namespace takyon::bench;
@@ -115,6 +145,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (options.cpu_probe) return cpu_probe();
     if (options.collectives) return takyon::bench::run_collectives(options);
     return run(options);
   } catch (const std::exception& e) {

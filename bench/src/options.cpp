@@ -199,6 +199,9 @@ std::string usage_text() {
          "  --fanout F          tree fan-out, >= 1 (default 2)\n"
          "  --collective-mode M threads (InterThreadMemcpy), processes (InterProcessMemcpy) or both\n"
          "                      (default both)\n"
+         "  --cpu-probe         instead: only the cache-line ping-pong floor between the two CPUs the\n"
+         "                      sweeps use (~20 ms), printed as 'cpu-probe: <ns> ns one-way (...)';\n"
+         "                      on a VM it moves as the host places the vCPUs\n"
          "  --help              this text\n"
          "\n"
          "Exit status: 0 ok, 1 a target missed (--check-targets), 2 bad usage or a failed run.\n";
@@ -232,6 +235,8 @@ Options parse_options(int argc, char** argv) {
       options.help = true;
     } else if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--cpu-probe") {
+      options.cpu_probe = true;
     } else if (arg == "--check-targets") {
       options.check_targets = true;
     } else if (arg == "--vs-ucx-perftest") {

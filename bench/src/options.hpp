@@ -27,6 +27,9 @@ struct Options {
   bool check_targets = false;
   bool vs_ucx_perftest = false;  ///< Also run ucx_perftest next to the Ucx providers (ucx_compare.hpp).
   bool help = false;
+  /// --cpu-probe: only the cache-line ping-pong between choose_cpus()'s pair, one line of output
+  /// (takyon-report runs it before every benchmark run: it tells how far apart the CPUs are now).
+  bool cpu_probe = false;
   /// --collectives: only the collective sweep (collective_sweep.hpp), over `members` members,
   /// a tree of fan-out `fanout`, as threads and/or processes, event driven unless --mode says.
   bool collectives = false;

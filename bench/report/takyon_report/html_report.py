@@ -5,7 +5,7 @@ import base64
 import html
 import os
 
-from .util import human_size, switches_note
+from .util import human_size, placement_note, switches_note
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px}
@@ -68,7 +68,7 @@ def render(doc, plots, records, units):
         rows.append([esc(h["what"]), f"<td{cls}>{h['ratio']:.2f}x{' (noisy)' if h.get('noisy') else ''}</td>",
                      f"<td class='num'>{fmt(h['value'], h['unit'])} {esc(h['unit'])}</td>",
                      f"<td class='num'>{fmt(h['reference'], h['unit'])} {esc(h['unit'])}</td>", esc(h["against"]),
-                     f"{esc(h['better'])} is better" + esc(switches_note(h))])
+                     f"{esc(h['better'])} is better" + esc(switches_note(h) + placement_note(h))])
     parts.append(table(["figure", "ratio", "takyon", "reference", "reference is", "note"], rows))
     if doc.get("compare"):
         cmp = doc["compare"]

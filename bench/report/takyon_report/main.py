@@ -19,7 +19,7 @@ from . import html_report as html_mod
 from . import records as records_mod
 from . import schema as schema_mod
 from .units import COLL_TESTS, MPI_COMPONENTS, P2P_TESTS, make_units
-from .util import log, machine_info, parse_range, switches_note
+from .util import log, machine_info, parse_range, placement_note, switches_note
 
 SCHEMA = "takyon-report/1"
 
@@ -140,12 +140,13 @@ def run_all(units, args, runs_dir):
 def write_csv(path, records):
     fields = ["suite", "component", "test", "bytes", "unit", "median", "min", "max", "spread", "noisy", "reps",
               "avg_us", "min_us", "p50_us", "p99_us", "max_us", "ratio_to_best_ompi", "best_ompi", "validated",
-              "switches_per_iter"]
+              "switches_per_iter", "probe_ns"]
     with open(path, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         wr.writeheader()
         for r in records:
-            wr.writerow(r)
+            probes = r.get("probe_ns")
+            wr.writerow({**r, "probe_ns": " ".join(f"{p:g}" for p in probes) if probes else ""})
 
 
 def summary_text(doc, cmp):
@@ -164,7 +165,7 @@ def summary_text(doc, cmp):
         else:
             print(f"  {h['what']:<62} {h['ratio']:6.2f}x{'!' if h.get('noisy') else ' '} "
                   f"({h['value']:.4g} vs {h['reference']:.4g} {h['unit']}, {h['against']}; {h['better']} is better)"
-                  + switches_note(h), file=out)
+                  + switches_note(h) + placement_note(h), file=out)
     if cmp:
         compare_mod.print_compare(cmp, out)
     return out.getvalue()

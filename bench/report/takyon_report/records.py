@@ -81,6 +81,9 @@ def aggregate(units, noise):
                 rec["switches_per_iter"] = statistics.median(sw) if len(sw) == len(rows) else None
             if "ranks" in rows[0]:
                 rec["ranks"] = int(rows[0]["ranks"])
+            # The CPU probe before each run behind the figure (util.cpu_probe), in run order.
+            probes = [r["probe_ns"] for r in rows if r.get("probe_ns") is not None]
+            rec["probe_ns"] = probes if probes and len(probes) == len(rows) else None
             records.append(rec)
     add_ratios(records)
     return records
@@ -139,6 +142,9 @@ def headlines(records, units, args):
             b = find(records, suite, ours["best_ompi"], test, nbytes)
             row.update(status="ok", value=ours["median"], reference=b["median"], against=ours["best_ompi"],
                        ratio=ours["ratio_to_best_ompi"], noisy=ours["noisy"] or b["noisy"])
+            probes = (ours.get("probe_ns") or []) + (b.get("probe_ns") or [])
+            if ours.get("probe_ns") and b.get("probe_ns"):
+                row["probe_ns"] = [min(probes), max(probes)]
             if ours.get("switches_per_iter") is not None and b.get("switches_per_iter") is not None:
                 row.update(switches=ours["switches_per_iter"], reference_switches=b["switches_per_iter"])
         rows.append(row)

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import time
 
-from .util import run_job, tail
+from .util import cpu_probe, run_job, tail
 
 # (name, side, description, mpirun arguments). "side" picks the build: takyon or ompi.
 MPI_COMPONENTS = [
@@ -129,6 +129,7 @@ class MpiUnit(Unit):
         csv_path = base + ".csv"
         if os.path.exists(csv_path):
             os.remove(csv_path)
+        probe = cpu_probe(self.args.takyon_bench)  # how far apart the CPUs are right now
         r, why = self._job(self.command(csv_path), timeout, base + ".txt")  # the OSU-format text
         if r is None:
             return False, why
@@ -151,6 +152,7 @@ class MpiUnit(Unit):
             return False, f"no CSV written ({e})"
         for row in rows:
             row["rep"] = rep
+            row["probe_ns"] = probe
         self.rows.extend(rows)
         return True, None
 

@@ -148,6 +148,30 @@ def machine_info(mpirun, argv):
     }
 
 
+def cpu_probe(takyon_bench):
+    """takyon-bench --cpu-probe: the one-way ns of a cache-line ping-pong between the two CPUs the
+    benchmarks start on, measured now (~20 ms). On a VM it moves as the host places the vCPUs (the
+    AMD EPYC VM: ~40 ns close, several times that far apart), and every shared-memory latency moves
+    with it. None where it cannot run."""
+    if not takyon_bench or not os.access(takyon_bench, os.X_OK):
+        return None
+    try:
+        r = subprocess.run([takyon_bench, "--cpu-probe"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.match(r"cpu-probe: ([0-9.]+) ns", r.stdout)
+    return float(m.group(1)) if m else None
+
+
+def placement_note(h):
+    """Where the CPU probes taken before the runs behind a headline differ by 1.5x or more: the vCPUs
+    moved during the run, and the repetitions of each side may have been measured apart."""
+    p = h.get("probe_ns")
+    if not p or p[0] <= 0 or p[1] < 1.5 * p[0]:
+        return ""
+    return f" [CPUs moved during the run: cache-line one-way {p[0]:.0f}-{p[1]:.0f} ns]"
+
+
 def switches_note(h):
     """Where ranks took turns on cores (a switch or more per iteration): both sides' context switches."""
     if h.get("switches") is None or max(h["switches"], h["reference_switches"]) < 1:
