@@ -167,11 +167,12 @@ TEST(CopyStreaming, EqualsMemcpyAtEveryAlignmentAndSize) {
 TEST(CopyBulk, EqualsMemcpyAtEveryPageDistanceAndSize) {
   constexpr std::size_t kPage = 4096;
   constexpr std::size_t kMax = 65536 + 63;
-  auto* src = static_cast<char*>(std::aligned_alloc(kPage, kMax + 2 * kPage));
-  auto* dst = static_cast<char*>(std::aligned_alloc(kPage, kMax + 2 * kPage));
+  constexpr std::size_t kBytes = (kMax + 3 * kPage) / kPage * kPage;  // aligned_alloc: a multiple of kPage
+  auto* src = static_cast<char*>(std::aligned_alloc(kPage, kBytes));
+  auto* dst = static_cast<char*>(std::aligned_alloc(kPage, kBytes));
   ASSERT_NE(nullptr, src);
   ASSERT_NE(nullptr, dst);
-  for (std::size_t i = 0; i < kMax + 2 * kPage; ++i) src[i] = char((i * 131 + 7) & 0xff);
+  for (std::size_t i = 0; i < kBytes; ++i) src[i] = char((i * 131 + 7) & 0xff);
   std::vector<std::size_t> distances;
   for (std::size_t d = 0; d <= 40; ++d) distances.push_back(d);
   for (std::size_t d = kPage - 40; d < kPage; ++d) distances.push_back(d);
@@ -181,11 +182,11 @@ TEST(CopyBulk, EqualsMemcpyAtEveryPageDistanceAndSize) {
     for (std::size_t d : distances) {
       const std::size_t src_off = 3 * (d % 5);  // the distance, not the alignment, picks the path
       const std::size_t dst_off = (src_off + d) % kPage;
-      std::memset(dst, 0x5a, kMax + 2 * kPage);
+      std::memset(dst, 0x5a, kBytes);
       takyon::mpi::shm::copy_bulk(dst + dst_off, src + src_off, n);
       ASSERT_EQ(0, std::memcmp(dst + dst_off, src + src_off, n)) << n << " " << d;
       for (std::size_t i = 0; i < dst_off; ++i) ASSERT_EQ('\x5a', dst[i]) << n << " " << d;
-      for (std::size_t i = dst_off + n; i < kMax + 2 * kPage; ++i) ASSERT_EQ('\x5a', dst[i]) << n << " " << d;
+      for (std::size_t i = dst_off + n; i < kBytes; ++i) ASSERT_EQ('\x5a', dst[i]) << n << " " << d;
     }
   }
   std::free(src);
