@@ -142,8 +142,8 @@ def headlines(records, units, args):
             b = find(records, suite, ours["best_ompi"], test, nbytes)
             row.update(status="ok", value=ours["median"], reference=b["median"], against=ours["best_ompi"],
                        ratio=ours["ratio_to_best_ompi"], noisy=ours["noisy"] or b["noisy"])
-            probes = (ours.get("probe_ns") or []) + (b.get("probe_ns") or [])
             if ours.get("probe_ns") and b.get("probe_ns"):
+                probes = ours["probe_ns"] + b["probe_ns"]
                 row["probe_ns"] = [min(probes), max(probes)]
             if ours.get("switches_per_iter") is not None and b.get("switches_per_iter") is not None:
                 row.update(switches=ours["switches_per_iter"], reference_switches=b["switches_per_iter"])
