@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "takyon/takyon_export.h"
+#include "takyon_export.h"  /* beside this header: works with -I<prefix>/include and -I<prefix>/include/takyon */
 
 #ifdef __cplusplus
 extern "C" {

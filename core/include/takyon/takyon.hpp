@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "takyon/takyon.h"
+#include "takyon.h"
 
 namespace takyon {
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "takyon/takyon.h"
+#include "takyon.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* An installed-Takyon consumer in C: two threads move 1 MiB over InterThreadMemcpy and check it. */
+/* An installed-Takyon consumer in C: two threads move 1 MiB over InterThreadMemcpy and check it.
+ * Built twice: with <takyon/takyon.h> (-I<prefix>/include), and with -DGUIDE_STYLE as the user's
+ * guide writes it, "takyon.h" (-I<prefix>/include/takyon). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
@@ -8,8 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef GUIDE_STYLE
+#include "takyon.h"
+#include "takyon_extensions.h"
+#else
 #include <takyon/takyon.h>
 #include <takyon/takyon_extensions.h>
+#endif
 
 #define BYTES ((uint64_t)1024 * 1024)
 
