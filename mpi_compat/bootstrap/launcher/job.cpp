@@ -44,7 +44,10 @@ Job::Job(Options opts) : opts_(std::move(opts)) {}
 int Job::run() {
   const std::string program = resolve_program(opts_.argv[0]);
   std::vector<int> cpus;
-  if (opts_.bind_to == BindTo::kCore) cpus = allowed_cpus();
+  if (opts_.bind_to != BindTo::kNone) cpus = allowed_cpus();
+  // mpirun's default: bind when every rank gets a CPU of its own; with more ranks than CPUs, binding
+  // would fix two ranks on one CPU for good, where unbound the kernel can still spread them.
+  if (opts_.bind_to == BindTo::kAuto && cpus.size() < static_cast<size_t>(opts_.nranks)) cpus.clear();
   secret_ = random_hex(run_env::kSecretBytes);
   job_id_ = "run-" + std::to_string(::getpid()) + "-" + random_hex(6);
   try {
@@ -292,7 +295,7 @@ void Job::check_deadlines(Clock::time_point now) {
   if (timeout_at_ && now >= *timeout_at_) {
     timeout_at_.reset();
     char what[128];
-    std::snprintf(what, sizeof what, "the job ran longer than --timeout %g s", opts_.timeout_s);
+    std::snprintf(what, sizeof what, "the job ran longer than %s %g s", opts_.timeout_from, opts_.timeout_s);
     fail(-1, 124, what, -1);
   }
   if (kill_at_ && now >= *kill_at_) {

@@ -21,12 +21,13 @@ int parse_nranks(std::string_view text) {
   return n;
 }
 
-double parse_timeout(std::string_view text) {
+/// `what` names the source of the value in the message: "--timeout" or "MPIEXEC_TIMEOUT".
+double parse_timeout(std::string_view text, const char* what) {
   const std::string s(text);
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v <= 0 || v > 1e7) {
-    throw UsageError("--timeout needs a positive number of seconds, not '" + s + "'");
+    throw UsageError(std::string(what) + " needs a positive number of seconds, not '" + s + "'");
   }
   return v;
 }
@@ -47,10 +48,14 @@ std::string usage_text() {
          "  -n N, -np N        number of ranks (1.." +
          std::to_string(kMaxRanks) +
          ")\n"
-         "  --bind-to core     pin rank i to the i-th CPU this process may run on (round-robin when\n"
-         "                     there are more ranks than CPUs)\n"
-         "  --bind-to none     do not pin (the default)\n"
-         "  --timeout S        end the job (exit code 124) if it runs longer than S seconds\n"
+         "  --bind-to core     pin each rank to one CPU this process may run on: one CPU of each core\n"
+         "                     first, then the cores' other hardware threads (round-robin when there\n"
+         "                     are more ranks than CPUs)\n"
+         "  --bind-to none     do not pin\n"
+         "                     default: like mpirun, 'core' when the ranks fit on the CPUs this\n"
+         "                     process may run on, otherwise 'none'\n"
+         "  --timeout S        end the job (exit code 124) if it runs longer than S seconds;\n"
+         "                     default: $MPIEXEC_TIMEOUT when set (as mpirun and mpiexec read it)\n"
          "  -h, --help         this text\n"
          "\n"
          "Exit code: 0 when every rank exits 0; otherwise the first failing rank's exit code (128+signal\n"
@@ -92,12 +97,19 @@ std::optional<Options> parse_options(int argc, char** argv) {
     } else if (auto v4 = value_of(arg, "--bind-to")) {
       opts.bind_to = parse_bind(*v4);
     } else if (auto v5 = value_of(arg, "--timeout")) {
-      opts.timeout_s = parse_timeout(*v5);
+      opts.timeout_s = parse_timeout(*v5, "--timeout");
     } else {
       throw UsageError("unknown option '" + std::string(arg) + "'");
     }
   }
   if (opts.nranks == 0) throw UsageError("say how many ranks to start with -n N");
+  if (opts.timeout_s == 0) {
+    const char* env = std::getenv("MPIEXEC_TIMEOUT");
+    if (env != nullptr && *env != '\0') {
+      opts.timeout_s = parse_timeout(env, "MPIEXEC_TIMEOUT");
+      opts.timeout_from = "MPIEXEC_TIMEOUT";
+    }
+  }
   if (i >= argc) throw UsageError("no program to run");
   for (; i < argc; ++i) opts.argv.emplace_back(argv[i]);
   return opts;

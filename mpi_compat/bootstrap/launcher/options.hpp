@@ -9,12 +9,15 @@
 
 namespace takyon::mpi::launcher {
 
-enum class BindTo { kNone, kCore };
+/// kAuto (the default) follows mpirun's rule: bind to cores when the ranks fit on the CPUs this
+/// process may use, otherwise do not bind.
+enum class BindTo { kAuto, kNone, kCore };
 
 struct Options {
   int nranks = 0;
-  BindTo bind_to = BindTo::kNone;
-  double timeout_s = 0;           ///< 0: no limit
+  BindTo bind_to = BindTo::kAuto;
+  double timeout_s = 0;           ///< 0: no limit (--timeout, else MPIEXEC_TIMEOUT)
+  const char* timeout_from = "--timeout";  ///< where timeout_s came from, for the messages
   std::vector<std::string> argv;  ///< the program and its arguments
 };
 
@@ -27,7 +30,8 @@ class UsageError : public std::runtime_error {
 /// The most ranks one takyon-run starts.
 inline constexpr int kMaxRanks = 4096;
 
-/// Parses argv; options end at the first argument that is not one (or at "--").
+/// Parses argv; options end at the first argument that is not one (or at "--"). Without --timeout,
+/// the environment's MPIEXEC_TIMEOUT (seconds, as mpirun and mpiexec read it) sets the limit.
 /// Returns nothing when the user asked for --help (the text is printed). Throws UsageError.
 std::optional<Options> parse_options(int argc, char** argv);
 

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "../cpu_order.hpp"
+
 namespace takyon::mpi::launcher {
 namespace {
 
@@ -71,10 +73,7 @@ std::vector<int> allowed_cpus() {
   if (::sched_getaffinity(0, sizeof set, &set) != 0) {
     throw LaunchError(std::string("takyon-run: sched_getaffinity: ") + std::strerror(errno), 1);
   }
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
+  std::vector<int> cpus = cpus_cores_first(set);
   if (cpus.empty()) throw LaunchError("takyon-run: no CPU to bind ranks to", 1);
   return cpus;
 }

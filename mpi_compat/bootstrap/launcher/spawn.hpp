@@ -26,7 +26,7 @@ class LaunchError : public std::runtime_error {
 /// match in PATH. Throws LaunchError (127: not found, 126: found but not executable).
 std::string resolve_program(const std::string& name);
 
-/// The CPUs this process may run on, in increasing order. Throws LaunchError.
+/// The CPUs this process may run on, in binding order (cpus_cores_first). Throws LaunchError.
 std::vector<int> allowed_cpus();
 
 /// `base` (NAME=value strings) with every name in `set` replaced or added.

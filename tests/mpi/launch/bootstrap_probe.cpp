@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -151,6 +152,23 @@ std::vector<int> cpus_of(pid_t pid) {
     if (CPU_ISSET(c, &set)) cpus.push_back(c);
   }
   return cpus;
+}
+
+/// "package/core" of a CPU from sysfs; the CPU's own number where sysfs says nothing.
+std::string core_of(int cpu) {
+  auto read = [&](const char* file) {
+    const std::string path = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/" + file;
+    FILE* f = std::fopen(path.c_str(), "re");
+    int v = -1;
+    if (f != nullptr) {
+      if (std::fscanf(f, "%d", &v) != 1) v = -1;
+      std::fclose(f);
+    }
+    return v;
+  };
+  const int core = read("core_id");
+  return core < 0 ? "cpu" + std::to_string(cpu)
+                  : std::to_string(read("physical_package_id")) + "/" + std::to_string(core);
 }
 
 bool file_exists(const std::string& path) {
@@ -317,17 +335,39 @@ int main(int argc, char** argv) {
       return run_check(*b, 0, "takyon-run", 3);
     }
     if (mode == "affinity") {
-      if (argc < 3) die("affinity needs core or none");
+      // affinity core|none|auto: how takyon-run placed this rank. core: on one CPU, and the ranks on
+      // distinct CPUs, on distinct cores while there are cores enough; none: the launcher's CPU set;
+      // auto: core when the ranks fit on the launcher's CPUs, else none.
+      if (argc < 3) die("affinity needs core, none or auto");
       const std::vector<int> mine = cpus_of(0);
       const std::vector<int> launcher = cpus_of(::getppid());
-      if (std::string(argv[2]) == "core") {
+      std::string want = argv[2];
+      if (want == "auto") want = b->job().size <= static_cast<int>(launcher.size()) ? "core" : "none";
+      if (want == "core") {
         expect(mine.size() == 1, "bound to " + std::to_string(mine.size()) + " CPUs, expected 1");
-        const int want = launcher[static_cast<size_t>(rank) % launcher.size()];
-        expect(mine[0] == want, "on CPU " + std::to_string(mine[0]) + ", expected " + std::to_string(want));
       } else {
-        expect(mine == launcher, "--bind-to none changed the CPU set");
+        expect(mine == launcher, "unbound rank's CPU set differs from the launcher's");
       }
-      (void)b->allgather(std::to_string(mine[0]));
+      const std::vector<std::string> all = b->allgather(std::to_string(mine[0]) + " " + core_of(mine[0]));
+      if (want == "core") {
+        std::vector<std::string> cores;
+        for (int c : launcher) {
+          if (std::find(cores.begin(), cores.end(), core_of(c)) == cores.end()) cores.push_back(core_of(c));
+        }
+        const bool fit = static_cast<size_t>(b->job().size) <= launcher.size();
+        const bool fit_cores = static_cast<size_t>(b->job().size) <= cores.size();
+        for (size_t i = 0; i < all.size(); ++i) {
+          for (size_t j = i + 1; j < all.size(); ++j) {
+            const size_t si = all[i].find(' ');
+            const size_t sj = all[j].find(' ');
+            const std::string pair = "ranks " + std::to_string(i) + " and " + std::to_string(j);
+            expect(!fit || all[i].substr(0, si) != all[j].substr(0, sj),
+                   pair + " share CPU " + all[i].substr(0, si) + " though the ranks fit");
+            expect(!fit_cores || all[i].substr(si) != all[j].substr(sj),
+                   pair + " share a core (" + all[i] + ", " + all[j] + ") though there is a core for each");
+          }
+        }
+      }
       b->finalize();
       std::printf("probe: rank %d on %zu CPU(s), first %d\n", rank, mine.size(), mine[0]);
       return 0;
