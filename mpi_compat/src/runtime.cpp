@@ -31,7 +31,9 @@
 #include "errors.hpp"
 #include "job_id.hpp"
 #include "mpi.h"
+#include "cpu_order.hpp"
 #include "path/provider.hpp"
+#include "pt2pt/cpu_watch.hpp"
 #include "shm/heap.hpp"
 #include "shm/layout.hpp"
 #include "shm/segment.hpp"
@@ -74,8 +76,20 @@ struct PeerRecord {
   std::string host;
   std::string boot_id;
   int pid = 0;
-  long cpus = 0;  ///< the CPUs online as that rank sees them
+  cpu_set_t cpus{};  ///< the CPUs that rank may run on
 };
+
+/// This rank's CPU set as a list of CPU numbers ("0,1,4"); empty if the kernel does not say.
+std::string allowed_cpu_list() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string out;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) out += (out.empty() ? "" : ",") + std::to_string(c);
+  }
+  return out;
+}
 
 PeerRecord parse_record(const std::string& s) {
   PeerRecord r;
@@ -85,9 +99,12 @@ PeerRecord parse_record(const std::string& s) {
   std::string pid;
   std::getline(in, pid);
   r.pid = std::atoi(pid.c_str());
-  std::string cpus;
-  std::getline(in, cpus);
-  r.cpus = std::atol(cpus.c_str());
+  CPU_ZERO(&r.cpus);
+  std::string cpu;
+  while (std::getline(in, cpu, ',')) {
+    const int c = std::atoi(cpu.c_str());
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &r.cpus);
+  }
   return r;
 }
 
@@ -153,38 +170,49 @@ void unlink_all_inboxes(const std::string& job_id, int size) {
   for (int r = 0; r < size; ++r) shm_unlink(inbox_name(job_id, r).c_str());
 }
 
-/// More ranks on this host than CPUs this rank may use, and more than one of them (--bind-to none):
-/// moves the rank to CPU local_rank mod n of its mask and gives the mask back whole, so the kernel may
-/// still move it. Such ranks poll with sched_yield, and where the bootstrap's last wake-up left them
-/// tends to stick: the load balancer moves a task that is always running (cache-hot) only after
-/// repeated failed attempts, so three of four ranks on one of two CPUs could last a whole benchmark
-/// run (np 4 barriers took twice their time in 14 of 36 short runs; in 1 of 36 after this).
-/// TAKYON_MPI_SPREAD=0 leaves placement to the kernel; TAKYON_MPI_SPREAD_TRACE=1 prints where each
-/// rank went.
-void spread_unbound(const JobInfo& job) {
+/// An unbound rank (a CPU set of more than one CPU) among others on this host: moves it to its home
+/// CPU, the local_rank-th of its set in cpus_cores_first order (where --bind-to core would pin it;
+/// round-robin when the host has more ranks than CPUs), and gives the set back whole, so the kernel may
+/// still move it. Where the bootstrap's last wake-up left the ranks tends to stick: the load balancer
+/// moves a task that is always running (cache-hot) only after repeated failed attempts, so two ranks
+/// on one CPU of two, or three of four, could last a whole benchmark run (np 4 barriers took twice
+/// their time in 14 of 36 short runs; in 1 of 36 after this). Returns the home CPU, -1 for a bound
+/// rank or where placement is left to the kernel: TAKYON_MPI_SPREAD=0. TAKYON_MPI_SPREAD_TRACE=1 prints
+/// where each rank went.
+int place_unbound(const JobInfo& job) {
   const char* env = std::getenv("TAKYON_MPI_SPREAD");
-  if (env != nullptr && std::string(env) == "0") return;
+  if (env != nullptr && std::string(env) == "0") return -1;
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return;
-  const int n = CPU_COUNT(&mask);
-  if (n < 2 || job.local_size <= n) return;
-  int skip = job.local_rank % n;
-  int cpu = 0;
-  while (!CPU_ISSET(cpu, &mask) || skip-- > 0) ++cpu;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return -1;
+  const std::vector<int> order = cpus_cores_first(mask);
+  if (order.size() < 2 || job.local_size < 2) return -1;
+  const int home = order[std::size_t(job.local_rank) % order.size()];
   cpu_set_t one;
   CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (sched_setaffinity(0, sizeof one, &one) != 0) return;  // a placement hint: nothing to report
-  const int now_on = sched_getcpu();                        // pinned: the CPU the kernel moved us to
+  CPU_SET(home, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0) return -1;  // a placement hint: nothing to report
+  const int now_on = sched_getcpu();                           // pinned: the CPU the kernel moved us to
   if (sched_setaffinity(0, sizeof mask, &mask) != 0) {
     fail(MPI_ERR_OTHER, "MPI_Init",
          std::string("cannot restore this rank's CPU mask: ") + std::strerror(errno));
   }
   if (std::getenv("TAKYON_MPI_SPREAD_TRACE") != nullptr) {
-    std::fprintf(stderr, "takyon-mpi: rank %d (local rank %d of %d, %d CPUs allowed): placed on CPU %d\n",
-                 job.rank, job.local_rank, job.local_size, n, now_on);
+    std::fprintf(stderr, "takyon-mpi: rank %d (local rank %d of %d, %zu CPUs allowed): placed on CPU %d\n",
+                 job.rank, job.local_rank, job.local_size, order.size(), now_on);
   }
+  return home;
+}
+
+/// Starts the CpuWatch over this rank's same-host peers (those with an inbox mapped).
+void watch_cpus(Runtime& rt, int home) {
+  if (rt.inboxes.empty() || rt.inboxes[std::size_t(rt.rank)].data() == nullptr) return;
+  auto note_of = [&](int r) { return &static_cast<shm::InboxHeader*>(rt.inboxes[std::size_t(r)].data())->cpu; };
+  std::vector<std::atomic<std::int32_t>*> peers;
+  for (int r = 0; r < rt.size; ++r) {
+    if (r != rt.rank && rt.inboxes[std::size_t(r)].data() != nullptr) peers.push_back(note_of(r));
+  }
+  CpuWatch::start(note_of(rt.rank), std::move(peers), home);
 }
 
 }  // namespace
@@ -205,8 +233,7 @@ int runtime_init(int required) {
   rt->size = job.size;
   rt->job_id = job.job_id;
   try {
-    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" +
-                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN));
+    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" + allowed_cpu_list();
     std::vector<std::string> all = rt->boot->allgather(me);
     std::vector<PeerRecord> records;
     for (const std::string& s : all) records.push_back(parse_record(s));
@@ -216,18 +243,20 @@ int runtime_init(int required) {
     std::vector<bool> needs_path(std::size_t(job.size), false);
     bool any_shm = false;
     bool job_has_paths = !choice.forced.empty() && job.size > 1;
-    // More ranks on this host than its CPUs, from the records alone (the ranks of this host, the
-    // fewest CPUs any of them sees), so every rank sharing inboxes with this one agrees: the flat
+    // More ranks on this host than CPUs to run them on, from the records alone (the ranks of this
+    // host, the union of their CPU sets: ranks bound one to a core have a CPU each, ranks all started
+    // under `taskset -c 0` share one), so every rank sharing inboxes with this one agrees: the flat
     // collectives' choices depend on it (a launcher's idea of the node or a container's CPU view
     // could differ from rank to rank).
     int host_ranks = 0;
-    long host_cpus = 0;
+    cpu_set_t host_set;
+    CPU_ZERO(&host_set);
     for (int r = 0; r < job.size; ++r) {
       const PeerRecord& p = records[std::size_t(r)];
       bool same_host = p.host == mine.host && p.boot_id == mine.boot_id;
       if (same_host) {
         ++host_ranks;
-        if (p.cpus > 0 && (host_cpus == 0 || p.cpus < host_cpus)) host_cpus = p.cpus;
+        CPU_OR(&host_set, &host_set, &p.cpus);
       }
       pids[std::size_t(r)] = same_host ? p.pid : 0;
       if (p.host != records[0].host || p.boot_id != records[0].boot_id)
@@ -237,6 +266,7 @@ int runtime_init(int required) {
       needs_path[std::size_t(r)] = !uses_shm[std::size_t(r)];
       any_shm = any_shm || uses_shm[std::size_t(r)];
     }
+    const int host_cpus = CPU_COUNT(&host_set);
     rt->oversubscribed = host_cpus > 0 && host_ranks > host_cpus;
 
     shm::InboxLayout layout = shm::InboxLayout::for_ranks(std::uint32_t(job.size));
@@ -292,7 +322,8 @@ int runtime_init(int required) {
   // TAKYON_MPI_FAKE_HOST); that is this rank's own business, unlike node_oversubscribed().
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   Backoff::set_oversubscribed(rt->oversubscribed || (cpus > 0 && job.local_size > cpus));
-  spread_unbound(job);
+  const int home = place_unbound(job);
+  if (!rt->oversubscribed) watch_cpus(*rt, home);
   rt->thread_level = required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : required;
   if (rt->thread_level < MPI_THREAD_SINGLE) rt->thread_level = MPI_THREAD_SINGLE;
   rt->main_thread = pthread_self();
@@ -312,6 +343,7 @@ void runtime_finalize() {
   std::uint64_t until = monotonic_ns() + 100'000'000ULL;
   while (rt->engine->has_pending_output() && monotonic_ns() < until) rt->engine->progress();
   rt->engine->mark_finalized();
+  CpuWatch::stop();
   try {
     rt->boot->barrier();
     rt->engine->destroy_paths();  // every rank in ascending peer order, after the last message
@@ -331,6 +363,7 @@ void abort_job(int code, const std::string& why) {
   std::fflush(stdout);
   std::fflush(stderr);
   if (g_rt != nullptr) {
+    CpuWatch::stop();
     unlink_all_inboxes(g_rt->job_id, g_rt->size);
     g_rt->boot->abort(code, why);
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // How a blocked rank waits: spin (polling is the fast path), then sched_yield so an oversubscribed
-// node (4 ranks on 2 cores) lets the rank we wait for run, then short sleeps. Reports every few
+// node (4 ranks on 2 cores) lets the rank we wait for run, then short sleeps. While spinning it
+// checks that no same-host peer waits for its CPU (CpuWatch). Reports every few
 // milliseconds so the caller can check its peers are still alive.
 #pragma once
 
@@ -8,6 +9,8 @@
 #include <time.h>
 
 #include <cstdint>
+
+#include "pt2pt/cpu_watch.hpp"
 
 namespace takyon::mpi {
 
@@ -20,6 +23,7 @@ inline std::uint64_t monotonic_ns() {
 class Backoff {
  public:
   static constexpr std::uint64_t kSpinNs = 30'000;       ///< pure polling first (a core of our own)
+  static constexpr std::uint64_t kWatchNs = 2'000;       ///< then CpuWatch checks every 64 polls
   static constexpr std::uint64_t kYieldNs = 50'000'000;  ///< then sched_yield between polls
   static constexpr std::uint64_t kSleepNs = 20'000;     ///< then nanosleep this long between polls
   static constexpr std::uint64_t kCheckNs = 5'000'000;  ///< liveness check period
@@ -42,6 +46,8 @@ class Backoff {
     } else if (waited >= kSpinNs || phase_ == 1) {
       sched_yield();
       phase_ = 1;
+    } else if (waited >= kWatchNs && CpuWatch::crowded()) {
+      sched_yield();  // a same-host peer waits for this CPU
     }
     if (now - last_check_ >= kCheckNs) {
       last_check_ = now;
