@@ -2,6 +2,13 @@
 // Reduction operations (see op.hpp). Each predefined datatype belongs to one of the standard's type
 // groups (C integer, Fortran integer, floating point, complex, logical, byte, pair); each predefined
 // op allows some groups. The kernels are templates over the C++ type of one item.
+//
+// Which pairs are accepted follows Open MPI 4.1, which programs are ported from (tests/mpi/coll's
+// coll_op_table compares every pair with it): beyond the standard's table it reduces MPI_CHAR (as
+// signed), MPI_CHARACTER and MPI_BYTE (as unsigned), MPI_INTEGER1/2/8 and MPI_LOGICAL1/2/8 as C
+// integers (every integer, logical and bitwise op), and it refuses MPI_REPLACE and MPI_NO_OP outside
+// one-sided accumulates. MPI_REAL16 and MPI_COMPLEX32 are IEEE binary128, gfortran's REAL(16) (Open
+// MPI 4.1 reduces them as x87 long double).
 #include "op/op.hpp"
 
 #include <algorithm>
@@ -19,8 +26,22 @@
 #include "datatype_basic.hpp"
 #include "errors.hpp"
 
+// IEEE binary128 for MPI_REAL16 / MPI_COMPLEX32: GCC's and Clang's __float128 on x86-64, long double
+// where that is binary128 (AArch64); elsewhere the two types take no reduction.
+#if defined(__SIZEOF_FLOAT128__) || (defined(__LDBL_MANT_DIG__) && __LDBL_MANT_DIG__ == 113)
+#define TAKYON_MPI_HAVE_FLOAT128 1
+#else
+#define TAKYON_MPI_HAVE_FLOAT128 0
+#endif
+
 namespace takyon::mpi {
 namespace {
+
+#if defined(__SIZEOF_FLOAT128__)
+__extension__ typedef __float128 Float128;
+#elif TAKYON_MPI_HAVE_FLOAT128
+typedef long double Float128;
+#endif
 
 enum Group : unsigned {
   kNone = 0,
@@ -29,8 +50,7 @@ enum Group : unsigned {
   kFloat = 4,
   kComplex = 8,
   kLogical = 16,
-  kByte = 32,
-  kPair = 64,
+  kPair = 32,
 };
 
 /// How an item of a datatype is reduced: its group and the kernel selector (the C++ type).
@@ -48,9 +68,11 @@ enum class Repr : std::uint8_t {
   kF32,
   kF64,
   kFLD,
+  kF128,  ///< IEEE binary128 (MPI_REAL16)
   kC32,
   kC64,
   kCLD,
+  kC128,  ///< two binary128 (MPI_COMPLEX32)
   kBool,
   kPFloatInt,
   kPDoubleInt,
@@ -103,11 +125,13 @@ TypeInfo type_info(MPI_Datatype dt) {
       {MPI_AINT, {kCInt, signed_repr<MPI_Aint>()}},
       {MPI_OFFSET, {kCInt, signed_repr<MPI_Offset>()}},
       {MPI_COUNT, {kCInt, signed_repr<MPI_Count>()}},
+      {MPI_CHAR, {kCInt, Repr::kI8}},
+      {MPI_CHARACTER, {kCInt, Repr::kU8}},
       {MPI_INTEGER, {kFInt, Repr::kI32}},
-      {MPI_INTEGER1, {kFInt, Repr::kI8}},
-      {MPI_INTEGER2, {kFInt, Repr::kI16}},
+      {MPI_INTEGER1, {kCInt, Repr::kI8}},
+      {MPI_INTEGER2, {kCInt, Repr::kI16}},
       {MPI_INTEGER4, {kFInt, Repr::kI32}},
-      {MPI_INTEGER8, {kFInt, Repr::kI64}},
+      {MPI_INTEGER8, {kCInt, Repr::kI64}},
       {MPI_INTEGER16, {kFInt, Repr::kI128}},
       {MPI_FLOAT, {kFloat, Repr::kF32}},
       {MPI_DOUBLE, {kFloat, Repr::kF64}},
@@ -116,6 +140,10 @@ TypeInfo type_info(MPI_Datatype dt) {
       {MPI_DOUBLE_PRECISION, {kFloat, Repr::kF64}},
       {MPI_REAL4, {kFloat, Repr::kF32}},
       {MPI_REAL8, {kFloat, Repr::kF64}},
+#if TAKYON_MPI_HAVE_FLOAT128
+      {MPI_REAL16, {kFloat, Repr::kF128}},
+      {MPI_COMPLEX32, {kComplex, Repr::kC128}},
+#endif
       {MPI_C_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
       {MPI_CXX_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
       {MPI_C_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
@@ -129,12 +157,12 @@ TypeInfo type_info(MPI_Datatype dt) {
       {MPI_C_BOOL, {kLogical, Repr::kBool}},
       {MPI_CXX_BOOL, {kLogical, Repr::kBool}},
       {MPI_LOGICAL, {kLogical, Repr::kI32}},
-      {MPI_LOGICAL1, {kLogical, Repr::kI8}},
-      {MPI_LOGICAL2, {kLogical, Repr::kI16}},
+      {MPI_LOGICAL1, {kCInt, Repr::kI8}},
+      {MPI_LOGICAL2, {kCInt, Repr::kI16}},
       {MPI_LOGICAL4, {kLogical, Repr::kI32}},
-      {MPI_LOGICAL8, {kLogical, Repr::kI64}},
+      {MPI_LOGICAL8, {kCInt, Repr::kI64}},
       {MPI_LOGICAL16, {kLogical, Repr::kI128}},
-      {MPI_BYTE, {kByte, Repr::kU8}},
+      {MPI_BYTE, {kCInt, Repr::kU8}},
       {MPI_FLOAT_INT, {kPair, Repr::kPFloatInt}},
       {MPI_DOUBLE_INT, {kPair, Repr::kPDoubleInt}},
       {MPI_LONG_INT, {kPair, Repr::kPLongInt}},
@@ -159,9 +187,10 @@ struct PredefinedOp {
   MPI_Op op;
   const char* name;
   unsigned groups;  ///< the type groups it is defined for
+  bool accumulate_only = false;  ///< MPI_REPLACE, MPI_NO_OP: one-sided accumulates only
 };
 
-constexpr unsigned kAllGroups = kCInt | kFInt | kFloat | kComplex | kLogical | kByte | kPair;
+constexpr unsigned kAllGroups = kCInt | kFInt | kFloat | kComplex | kLogical | kPair;
 
 const PredefinedOp kPredefined[] = {
     {MPI_SUM, "MPI_SUM", kCInt | kFInt | kFloat | kComplex},
@@ -171,13 +200,13 @@ const PredefinedOp kPredefined[] = {
     {MPI_LAND, "MPI_LAND", kCInt | kLogical},
     {MPI_LOR, "MPI_LOR", kCInt | kLogical},
     {MPI_LXOR, "MPI_LXOR", kCInt | kLogical},
-    {MPI_BAND, "MPI_BAND", kCInt | kFInt | kByte},
-    {MPI_BOR, "MPI_BOR", kCInt | kFInt | kByte},
-    {MPI_BXOR, "MPI_BXOR", kCInt | kFInt | kByte},
+    {MPI_BAND, "MPI_BAND", kCInt | kFInt},
+    {MPI_BOR, "MPI_BOR", kCInt | kFInt},
+    {MPI_BXOR, "MPI_BXOR", kCInt | kFInt},
     {MPI_MINLOC, "MPI_MINLOC", kPair},
     {MPI_MAXLOC, "MPI_MAXLOC", kPair},
-    {MPI_REPLACE, "MPI_REPLACE", kAllGroups},
-    {MPI_NO_OP, "MPI_NO_OP", kAllGroups},
+    {MPI_REPLACE, "MPI_REPLACE", kAllGroups, true},
+    {MPI_NO_OP, "MPI_NO_OP", kAllGroups, true},
 };
 
 const PredefinedOp* find_predefined(MPI_Op op) {
@@ -213,6 +242,18 @@ UserOp* find_user(MPI_Op op) {
 __extension__ typedef __int128 Int128;  // MPI_INTEGER16, MPI_LOGICAL16
 __extension__ typedef unsigned __int128 UInt128;
 
+#if TAKYON_MPI_HAVE_FLOAT128
+/// MPI_COMPLEX32's item: std::complex is specified for the standard floating types only.
+struct Complex128 {
+  Float128 re;
+  Float128 im;
+};
+inline Complex128 operator+(Complex128 a, Complex128 b) { return {a.re + b.re, a.im + b.im}; }
+inline Complex128 operator*(Complex128 a, Complex128 b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+#endif
+
 /// Integer sums and products wrap around (two's complement) instead of overflowing: computed in an
 /// unsigned type at least as wide as unsigned int (so that nothing is promoted to a signed int).
 template <class T>
@@ -246,6 +287,10 @@ template <class T>
 struct IsComplex : std::false_type {};
 template <class T>
 struct IsComplex<std::complex<T>> : std::true_type {};
+#if TAKYON_MPI_HAVE_FLOAT128
+template <>
+struct IsComplex<Complex128> : std::true_type {};
+#endif
 
 /// out[i] = f(x[i], y[i]) for i < n (apply_op: out == y). Written so that -O2 vectorizes it (GCC's
 /// very-cheap cost model at -O2 only vectorizes loops without alias checks whose trip count is a
@@ -414,12 +459,15 @@ void check_op(MPI_Op op, MPI_Datatype dt, const char* fn) {
   check_op_handle(op, fn);
   if (find_user(op) != nullptr) return;
   const PredefinedOp* p = find_predefined(op);
+  if (p->accumulate_only) {
+    fail(MPI_ERR_OP, fn, std::string(p->name) + " is defined only for one-sided accumulate operations (argument op)");
+  }
   TypeInfo t = type_info(dt);
   if ((t.group & p->groups) == 0) {
-    static const char* const group_names[] = {"C integers", "Fortran integers", "floating point", "complex",
-                                              "logicals",   "MPI_BYTE",         "pair types"};
+    static const char* const group_names[] = {"C integers", "Fortran integers", "floating point",
+                                              "complex",    "logicals",         "pair types"};
     std::string takes;
-    for (unsigned g = 0; g < 7; ++g) {
+    for (unsigned g = 0; g < 6; ++g) {
       if ((p->groups & (1U << g)) != 0) takes += (takes.empty() ? "" : ", ") + std::string(group_names[g]);
     }
     fail(MPI_ERR_OP, fn,
@@ -507,6 +555,18 @@ void apply_op_into(MPI_Op op, MPI_Datatype dt, const void* x, const void* y, voi
     case Repr::kFLD:
       typed<long double>(op, x, y, out, count);
       break;
+#if TAKYON_MPI_HAVE_FLOAT128
+    case Repr::kF128:
+      typed<Float128>(op, x, y, out, count);
+      break;
+    case Repr::kC128:
+      typed<Complex128>(op, x, y, out, count);
+      break;
+#else
+    case Repr::kF128:
+    case Repr::kC128:
+      break;
+#endif
     case Repr::kC32:
       typed<std::complex<float>>(op, x, y, out, count);
       break;
