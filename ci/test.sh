@@ -63,6 +63,8 @@ SANITIZER_FLAGS_TSAN+=(-DCMAKE_UNITY_BUILD=ON)
 # The normal configuration shards only the four large programs (LARGE: their cases repeat costly
 # fixtures), and keeps a ctest test per case for the others, so gtest_discover_tests stays in use.
 NORMAL_FLAGS+=(-DTAKYON_TEST_SHARDS=LARGE)
+# Warnings are errors in the normal configuration (the sanitizer builds at -O1 add false positives).
+NORMAL_FLAGS+=(-DTAKYON_WERROR=ON)
 SANITIZER_FLAGS_ASAN+=(-DTAKYON_TEST_SHARDS=ON)
 SANITIZER_FLAGS_TSAN+=(-DTAKYON_TEST_SHARDS=ON)
 
