@@ -89,6 +89,9 @@ int run(const takyon::bench::Options& options) {
   print_banner(machine, placement, setup.sizes, setup.budget.measure_s, setup.budget.iters, sockets,
                perftest_info);
 
+  for (const std::string& name : providers_without_driver()) {
+    std::fprintf(stderr, "takyon-bench: provider %s: no sweep drives it yet (not benchmarked)\n", name.c_str());
+  }
   const CpuSnapshot start = cpu_snapshot();
   Results results;
   for (const std::string& provider : options.providers) {

@@ -5,6 +5,8 @@
 #include "socket_providers.hpp"
 #include "ucx_providers.hpp"
 
+#include "takyon/takyon.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -81,12 +83,12 @@ std::vector<std::string> parse_providers(std::string_view text) {
           "--provider 'Ucx': name a configuration: UcxTcp (-tls=tcp), UcxShm (-tls=sysv,posix) or "
           "UcxShmAm (-tls=sysv,posix -protocol=am)");
     }
-    if (name.rfind("InterThread", 0) != 0 && name.rfind("InterProcess", 0) != 0) {
-      throw UsageError("--provider '" + name +
-                       "': takyon-bench starts the peer endpoint itself, so it runs the InterThread* and "
-                       "InterProcess* providers, InterProcessSocket, Socket, Unicast (UnicastSendSocket/"
-                       "UnicastRecvSocket), Multicast (MulticastSendSocket/MulticastRecvSocket) and UcxTcp, "
-                       "UcxShm, UcxShmAm (Ucx)");
+    if (!generic_driver(name)) {
+      std::string known;
+      for (const std::string& p : all_providers()) known += (known.empty() ? "" : ", ") + p;
+      throw UsageError("--provider '" + name + "': takyon-bench starts the peer endpoint itself; it runs " + known +
+                       " (Unicast: UnicastSendSocket/UnicastRecvSocket, Multicast: MulticastSendSocket/"
+                       "MulticastRecvSocket, Ucx* : Ucx)");
     }
   }
   return out;
@@ -116,21 +118,38 @@ bool have_ucx() {
 #endif
 }
 
+bool has_own_driver(std::string_view name) {
+  return socket_driver_covers(name) || ucx_driver_covers(name);
+}
+
+bool generic_driver(std::string_view name) {
+  const TakyonProviderInfo* p = takyon::find_provider(name);
+  return p != nullptr && name == p->name && p->available && (p->addressing & TAKYON_ADDRESS_ID) != 0 &&
+         p->reliable && p->connected && p->sends && p->receives && !p->stream && !has_own_driver(name);
+}
+
 const std::vector<std::string>& all_providers() {
   static const std::vector<std::string> kAll = [] {
-    std::vector<std::string> all = {"InterThreadMemcpy",
-                                    "InterThreadPointer",
-                                    "InterProcessMemcpy",
-                                    "InterProcessPointer",
-                                    "InterProcessSocket",
-                                    "Socket",
-                                    "Unicast",
-                                    "Multicast"};
+    // The provider table's rows the generic sweep drives (a path by ID, a peer thread or process),
+    // in table order, then the socket configurations (with their plain-socket floors).
+    std::vector<std::string> all;
+    for (const TakyonProviderInfo& p : takyon::providers()) {
+      if (generic_driver(p.name)) all.emplace_back(p.name);
+    }
+    all.insert(all.end(), socket_provider_names().begin(), socket_provider_names().end());
     // Last: a process that has used UCX keeps its threads, and every earlier sweep forks.
     if (have_ucx()) all.insert(all.end(), ucx_provider_names().begin(), ucx_provider_names().end());
     return all;
   }();
   return kAll;
+}
+
+std::vector<std::string> providers_without_driver() {
+  std::vector<std::string> out;
+  for (const TakyonProviderInfo& p : takyon::providers()) {
+    if (p.available && !generic_driver(p.name) && !has_own_driver(p.name)) out.emplace_back(p.name);
+  }
+  return out;
 }
 
 std::uint64_t parse_size(std::string_view text) {

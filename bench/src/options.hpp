@@ -42,10 +42,19 @@ struct Options {
   std::string command_line;  ///< argv, shell-quoted, for the JSON report.
 };
 
-/// The providers `--provider all` runs: the four shared-memory ones, then the socket ones
-/// (InterProcessSocket, Socket, Unicast, Multicast), then, if libtakyon has UCX, the Ucx
-/// configurations (UcxTcp, UcxShm, UcxShmAm).
+/// The providers `--provider all` runs: every row of the provider table the generic sweep drives
+/// (generic_driver), then the socket configurations (InterProcessSocket, Socket, Unicast,
+/// Multicast), then, if libtakyon has UCX, the Ucx configurations (UcxTcp, UcxShm, UcxShmAm).
 const std::vector<std::string>& all_providers();
+/// Whether the generic sweep (a path by ID to a peer thread or process) drives provider `name`: a
+/// reliable, connected, two-way, non-stream row addressed by ID that no configuration of its own
+/// drives (sockets, Ucx).
+bool generic_driver(std::string_view name);
+/// Whether a configuration of its own (socket_providers, ucx_providers) drives table row `name`.
+bool has_own_driver(std::string_view name);
+/// Rows of the provider table that no sweep drives (reported, so a new provider is not silently
+/// left out of the benchmark).
+std::vector<std::string> providers_without_driver();
 
 /// Was takyon-bench (and so libtakyon) built with the Ucx provider?
 bool have_ucx();

@@ -80,6 +80,19 @@ bool find_socket_provider(std::string_view name, SocketKind& kind) {
   return true;
 }
 
+const std::vector<std::string>& socket_provider_names() {
+  static const std::vector<std::string> kNames = {"InterProcessSocket", "Socket", "Unicast", "Multicast"};
+  return kNames;
+}
+
+bool socket_driver_covers(std::string_view name) {
+  for (const char* row : {"InterProcessSocket", "Socket", "UnicastSendSocket", "UnicastRecvSocket",
+                          "MulticastSendSocket", "MulticastRecvSocket"}) {
+    if (name == row) return true;
+  }
+  return false;
+}
+
 std::uint64_t max_socket_message(SocketKind kind) {
   return is_datagram(kind) ? kMaxUdpPayload : UINT64_MAX;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace takyon::bench {
@@ -20,6 +21,10 @@ enum class SocketKind {
 /// The bench's name of a socket provider ("Socket", "InterProcessSocket", "Unicast",
 /// "Multicast") -> its kind; false if `name` is not one of them.
 bool find_socket_provider(std::string_view name, SocketKind& kind);
+/// The socket configurations, in --provider all's order: InterProcessSocket, Socket, Unicast, Multicast.
+const std::vector<std::string>& socket_provider_names();
+/// Whether a socket configuration drives provider-table row `name` (one-way pairs count both rows).
+bool socket_driver_covers(std::string_view name);
 
 /// Connectionless: one-way UDP paths, a message is one datagram and may be lost.
 inline bool is_datagram(SocketKind kind) {

@@ -34,8 +34,10 @@ std::string format_us(double ns) {
   return text;
 }
 
+/// The generic sweep's peer is a process where the provider reaches beyond threads of one process.
 bool is_inter_process(const std::string& provider) {
-  return provider.rfind("InterProcess", 0) == 0;
+  const TakyonProviderInfo* p = takyon::find_provider(provider);
+  return p != nullptr && p->reach >= TAKYON_REACH_PROCESSES;
 }
 
 }  // namespace

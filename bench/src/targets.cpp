@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "socket_providers.hpp"
+#include "takyon/takyon.hpp"
 
 namespace takyon::bench {
 namespace {
@@ -102,9 +103,9 @@ std::vector<TargetResult> evaluate_targets(const Results& results, const std::ve
         judge(t, measured, measured ? bandwidth->ratio_to_floor : 0, "1 MiB bandwidth / memcpy bandwidth",
               measured ? "p50 per message " + us_text(*bandwidth) + " vs memcpy " + us_text(*copy) : ""));
   }
-  for (const std::string& provider :
-       {std::string("InterThreadPointer"), std::string("InterProcessPointer")}) {
-    if (!has(providers, provider)) continue;
+  for (const std::string& provider : providers) {
+    const TakyonProviderInfo* row = takyon::find_provider(provider);
+    if (row == nullptr || row->name != provider || !row->shares_buffers) continue;
     const Record* big = results.find(provider, mode, test_name::kLatency, 4 * kMiB);
     const Record* small = results.find(provider, mode, test_name::kLatency, kSmall);
     // On a steady machine (floors next to both sizes within 2x) the plain ratio; otherwise the

@@ -22,6 +22,8 @@ bool find_ucx_provider(std::string_view name, UcxKind& kind);
 
 /// The Ucx bench names, in `--provider all` order.
 const std::vector<std::string>& ucx_provider_names();
+/// Whether a Ucx configuration drives provider-table row `name` (the Ucx row).
+bool ucx_driver_covers(std::string_view name);
 
 /// Shared-memory kinds are measured against the floors (cache-line ping-pong, memcpy) like the
 /// InterProcess providers; UcxTcp against the plain TCP program, like Socket.

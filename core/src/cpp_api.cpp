@@ -162,4 +162,8 @@ std::span<std::byte> Path::recv_buffer(int buffer) const {
 
 TakyonPath* Path::c_path() const noexcept { return core_ == nullptr ? nullptr : core_->c_path(); }
 
+const TakyonProviderInfo* Path::provider() const noexcept {
+  return core_ == nullptr ? nullptr : find_provider(core_->provider_info().name);
+}
+
 }  // namespace takyon

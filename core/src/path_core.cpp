@@ -102,7 +102,8 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
                        provider_.name().c_str(), attrs.interconnect, backend_names().c_str());
   }
   if (provider_.validate(entry->spec, log_) != Status::kOk) return log_.status();
-  shares_buffers_ = provider_.name().find("Pointer") != std::string::npos;
+  entry_ = entry;
+  shares_buffers_ = entry->info.shares_buffers;
 
   if (attrs.nbufs_AtoB < 0 || attrs.nbufs_BtoA < 0 || attrs.nbufs_AtoB > kMaxBuffers || attrs.nbufs_BtoA > kMaxBuffers) {
     return TAKYON_FAIL(log_, Status::kInvalidArgument, "nbufs_AtoB (%d) and nbufs_BtoA (%d) must be 0 to %d",

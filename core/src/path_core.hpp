@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "backend_registry.hpp"
 #include "error_log.hpp"
 #include "provider_string.hpp"
 #include "takyon/takyon.h"
@@ -41,6 +42,8 @@ class PathCore {
   [[nodiscard]] const std::vector<uint64_t>& send_bytes() const noexcept { return send_bytes_; }
   [[nodiscard]] const std::vector<uint64_t>& recv_bytes() const noexcept { return recv_bytes_; }
   [[nodiscard]] const BufferTable& buffers() const noexcept { return backend_->buffers(); }
+  /// The provider's row of the backend table (what the provider is).
+  [[nodiscard]] const TakyonProviderInfo& provider_info() const noexcept { return entry_->info; }
 
  private:
   PathCore() = default;
@@ -60,6 +63,7 @@ class PathCore {
   TakyonPath c_{};
   ErrorLog log_;
   ProviderArgs provider_;
+  const BackendEntry* entry_ = nullptr;  ///< set by init before anything can fail past parsing
   bool shares_buffers_ = false;
   bool failed_ = false;
   std::unique_ptr<Backend> backend_;

@@ -10,4 +10,7 @@ int checkNullPathCalls(void);
 /* takyon_extensions_h_check.c: every declaration of takyon_extensions.h; number of failures. */
 int checkExtensionsHeader(void);
 
+/* takyon_providers_h_check.c: the provider table through the C API; number of failures. */
+int checkProvidersHeader(void);
+
 #endif /* TAKYON_TESTS_C_HEADERS_CHECK_H_ */

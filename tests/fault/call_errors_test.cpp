@@ -337,7 +337,7 @@ TEST_P(CallErrors, NullTimedOutRetAllowedWhenWaitingForever) {
       });
 }
 
-INSTANTIATE_TEST_SUITE_P(AllProviders, CallErrors, ::testing::ValuesIn(kAllProviders),
+INSTANTIATE_TEST_SUITE_P(AllProviders, CallErrors, ::testing::ValuesIn(all_providers()),
                          provider_name_param_name);
 
 // Calls with a NULL path fail (destroy returns an error string) and say why on stderr.

@@ -72,7 +72,7 @@ TEST_F(CppErrors, ConstructorRejectsBadOptions) {
 
 TEST_F(CppErrors, ConstructorRejectsBadProviderStrings) {
   run_single(true, [&](Endpoint& ep) {
-    for (const char* provider : kAllProviders) {
+    for (const char* provider : all_providers()) {
       for (const BadInterconnect& c : bad_interconnects(provider_name(provider))) {
         PathOptions o = options(new_id(), true, provider);
         o.provider = c.text;

@@ -239,7 +239,7 @@ TEST_P(CreateErrors, PointerSenderLargerThanReceiver) {
       });
 }
 
-INSTANTIATE_TEST_SUITE_P(AllProviders, CreateErrors, ::testing::ValuesIn(kAllProviders),
+INSTANTIATE_TEST_SUITE_P(AllProviders, CreateErrors, ::testing::ValuesIn(all_providers()),
                          provider_name_param_name);
 
 }  // namespace

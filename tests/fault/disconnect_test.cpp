@@ -152,7 +152,7 @@ TEST_P(KilledPeer, WaitingCallFailsPromptly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(InterProcess, KilledPeer,
-                         ::testing::Combine(::testing::Values("InterProcessMemcpy", "InterProcessPointer"),
+                         ::testing::Combine(::testing::ValuesIn(shared_memory_providers()),
                                             ::testing::Bool(),
                                             ::testing::Values(WaitIn::kRecv, WaitIn::kRecvZombiePeer,
                                                               WaitIn::kRecvPolled, WaitIn::kSend, WaitIn::kDestroy)),
@@ -193,7 +193,7 @@ TEST_P(PeerDestroys, WaitingCallFailsPromptly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllProviders, PeerDestroys,
-                         ::testing::Combine(::testing::ValuesIn(kAllProviders), ::testing::Bool(),
+                         ::testing::Combine(::testing::ValuesIn(all_providers()), ::testing::Bool(),
                                             ::testing::Values(WaitIn::kRecv, WaitIn::kSend)),
                          disconnect_param_name);
 

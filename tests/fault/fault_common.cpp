@@ -5,16 +5,20 @@
 #include <cctype>
 
 #include "support/path_ops.hpp"
+#include "takyon/takyon_providers.h"
 
 namespace takyon::test {
 
 std::vector<BadInterconnect> bad_interconnects(const std::string& p) {
+  // What a provider string must name at least: the path ID, or where the server is.
+  const TakyonProviderInfo* info = takyonFindProvider(p.c_str());
+  const bool by_id = info != nullptr && (info->addressing & TAKYON_ADDRESS_ID) != 0;
   return {
       {"", {"interconnect"}, {}},
       {"   ", {"interconnect"}, {}},
       {"Bogus -ID=1", {"Bogus"}, {}},
       {"x" + p + " -ID=1", {"x" + p}, {}},
-      {p, {p == "Socket" ? "-IP" : "-ID"}, {"missing", "required", "needs", "no "}},
+      {p, {by_id ? "-ID" : "-IP"}, {"missing", "required", "needs", "no "}},
       {p + " -ID=1 -ID=2", {"-ID"}, {"twice", "duplicate", "more than once", "again"}},
       {p + " -ID=abc", {"abc"}, {}},
       {p + " -ID=-5", {"-5"}, {}},

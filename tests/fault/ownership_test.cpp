@@ -94,7 +94,7 @@ TEST_P(Ownership, SecondClaimOfASideFails) {
       });
 }
 
-INSTANTIATE_TEST_SUITE_P(MemoryProviders, Ownership, ::testing::ValuesIn(kMemoryProviders),
+INSTANTIATE_TEST_SUITE_P(MemoryProviders, Ownership, ::testing::ValuesIn(memory_providers()),
                          provider_name_param_name);
 
 // A message exchange on a fresh path with the given ID (A here, B in a child process).
@@ -177,7 +177,7 @@ TEST_P(StaleSharedMemory, KilledDuringCreateDoesNotBlockTheId) {
 }
 
 INSTANTIATE_TEST_SUITE_P(InterProcess, StaleSharedMemory,
-                         ::testing::Values("InterProcessMemcpy", "InterProcessPointer"),
+                         ::testing::ValuesIn(shared_memory_providers()),
                          provider_name_param_name);
 
 }  // namespace

@@ -3,43 +3,111 @@
 #include "support/path_attrs.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "support/sanitizers.hpp"
 
 namespace takyon::test {
 
-bool is_inter_process(std::string_view provider) {
-  return provider == "InterProcessMemcpy" || provider == "InterProcessPointer";
-}
+namespace {
 
-bool is_socket(std::string_view provider) {
-  return provider == "InterProcessSocket" || provider == "Socket";
-}
+/// Option variants the suites run besides a provider's defaults: the provider's own flags that pick
+/// different machinery (Ucx: its transports and its active-message protocol).
+struct Variant {
+  const char* provider;
+  const char* label;
+  const char* options;
+  bool client_server;
+};
+constexpr Variant kVariants[] = {
+    {"Ucx", "UcxTcp", "-tls=tcp", true},  // active messages, TCP bootstrap with discovery
+    {"Ucx", "UcxShm", "-tls=sysv,posix", false},
+    {"Ucx", "UcxShmAm", "-tls=sysv,posix -protocol=am", false},
+};
 
-bool is_ucx(std::string_view provider) { return provider.starts_with("Ucx"); }
+/// Providers whose endpoints start threads of their own (UCX's progress thread): under TSan their
+/// processes still have threads to watch.
+constexpr const char* kThreadedProviders[] = {"Ucx"};
 
-std::string provider_name(std::string_view provider) { return is_ucx(provider) ? "Ucx" : std::string(provider); }
-
-bool is_pointer(std::string_view provider) {
-  return provider.ends_with("Pointer");
-}
-
-Mode mode_for(std::string_view provider) {
-  return provider.starts_with("InterThread") ? Mode::kThreads : Mode::kProcesses;
-}
-
-std::string interconnect_for(std::string_view provider, uint32_t id, bool endpoint_a) {
-  if (provider == "Socket") {
-    return std::string(endpoint_a ? "Socket -server" : "Socket -client") + " -IP=127.0.0.1 -ID=" + std::to_string(id);
+bool threaded(const TakyonProviderInfo& info) {
+  for (const char* name : kThreadedProviders) {
+    if (std::string_view(name) == info.name) return true;
   }
-  const std::string n = std::to_string(id);
-  if (provider == "UcxTcp") {
-    return std::string(endpoint_a ? "Ucx -server" : "Ucx -client") + " -IP=127.0.0.1 -ID=" + n + " -tls=tcp";
+  return false;
+}
+
+}  // namespace
+
+const std::vector<ProviderConfig>& provider_configs() {
+  static const std::vector<ProviderConfig> configs = [] {
+    std::vector<ProviderConfig> out;
+    const int n = takyonProviderCount();
+    for (int i = 0; i < n; ++i) {
+      const TakyonProviderInfo* row = takyonProviderInfo(i);
+      if (!row->available || !row->reliable || !row->connected || !row->sends || !row->receives) continue;
+      out.push_back({row->name, row, "", (row->addressing & TAKYON_ADDRESS_ID) == 0});
+    }
+    for (const Variant& v : kVariants) {
+      const TakyonProviderInfo* row = takyonFindProvider(v.provider);
+      if (row != nullptr && row->available) out.push_back({v.label, row, v.options, v.client_server});
+    }
+    return out;
+  }();
+  return configs;
+}
+
+const std::vector<const char*>& all_providers() {
+  static const std::vector<const char*> labels = [] {
+    std::vector<const char*> out;
+    for (const ProviderConfig& c : provider_configs()) out.push_back(c.label.c_str());
+    return out;
+  }();
+  return labels;
+}
+
+std::vector<const char*> memory_providers() {
+  std::vector<const char*> out;
+  for (const ProviderConfig& c : provider_configs()) {
+    if (c.options.empty() && c.info->reach <= TAKYON_REACH_PROCESSES && !c.info->stream) out.push_back(c.label.c_str());
   }
-  if (provider == "UcxShm") return "Ucx -ID=" + n + " -tls=sysv,posix";
-  if (provider == "UcxShmAm") return "Ucx -ID=" + n + " -tls=sysv,posix -protocol=am";
-  return std::string(provider) + " -ID=" + n;
+  return out;
+}
+
+std::vector<const char*> shared_memory_providers() {
+  std::vector<const char*> out;
+  for (const char* label : memory_providers()) {
+    if (config_of(label).info->reach == TAKYON_REACH_PROCESSES) out.push_back(label);
+  }
+  return out;
+}
+
+const ProviderConfig& config_of(std::string_view label) {
+  for (const ProviderConfig& c : provider_configs()) {
+    if (c.label == label) return c;
+  }
+  std::fprintf(stderr, "tests: '%.*s' is no provider configuration (see provider_configs())\n",
+               static_cast<int>(label.size()), label.data());
+  std::abort();
+}
+
+bool is_inter_process(std::string_view label) { return !config_of(label).info->app_recv_buffers; }
+
+std::string provider_name(std::string_view label) { return config_of(label).info->name; }
+
+bool is_pointer(std::string_view label) { return config_of(label).info->shares_buffers; }
+
+Mode mode_for(std::string_view label) {
+  return config_of(label).info->reach == TAKYON_REACH_THREADS ? Mode::kThreads : Mode::kProcesses;
+}
+
+std::string interconnect_for(std::string_view label, uint32_t id, bool endpoint_a) {
+  const ProviderConfig& c = config_of(label);
+  std::string text = c.info->name;
+  if (c.client_server) text += endpoint_a ? " -server -IP=127.0.0.1" : " -client -IP=127.0.0.1";
+  text += " -ID=" + std::to_string(id);
+  if (!c.options.empty()) text += " " + c.options;
+  return text;
 }
 
 void PrintTo(const ProviderParam& param, std::ostream* os) {
@@ -48,10 +116,10 @@ void PrintTo(const ProviderParam& param, std::ostream* os) {
 
 std::vector<ProviderParam> all_provider_params() {
   std::vector<ProviderParam> out;
-  for (const char* provider : kAllProviders) {
+  for (const char* provider : all_providers()) {
     // TSan watches the threads of one process: a provider run as two processes of one thread each
-    // (all but Ucx, whose processes have UCX's async thread) gives it nothing to check.
-    if (kTsan && mode_for(provider) == Mode::kProcesses && !is_ucx(provider)) continue;
+    // gives it nothing to check (a provider that starts threads of its own still does).
+    if (kTsan && mode_for(provider) == Mode::kProcesses && !threaded(*config_of(provider).info)) continue;
     out.push_back({provider, true});
     out.push_back({provider, false});
   }

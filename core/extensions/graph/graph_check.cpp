@@ -13,7 +13,7 @@ namespace {
 
 class Checker {
  public:
-  Checker(Graph& graph, const InterconnectValidator& validate) : graph_(graph), validate_(validate) {}
+  Checker(Graph& graph, const ProviderQueries& providers) : graph_(graph), providers_(providers) {}
 
   void run() {
     check_groups();
@@ -151,8 +151,8 @@ class Checker {
       const EndpointSpec& spec = path.spec[side];
       if (!spec.used) continue;
       const char* key = side == 0 ? "InterconnectA" : "InterconnectB";
-      if (validate_) {
-        const std::string problem = validate_(spec.interconnect);
+      if (providers_.validate) {
+        const std::string problem = providers_.validate(spec.interconnect);
         if (!problem.empty()) fail_at(path.interconnect_line[side], who + ": " + key + ": " + problem);
       }
       const auto [it, inserted] = interconnect_owner.emplace(spec.interconnect, path.id);
@@ -164,7 +164,7 @@ class Checker {
     }
     const std::vector<std::string_view> words = split_words(path.spec[0].used ? path.spec[0].interconnect
                                                                               : path.spec[1].interconnect);
-    const bool inter_thread = !words.empty() && words[0].substr(0, 11) == "InterThread";
+    const bool inter_thread = !words.empty() && providers_.threads_only && providers_.threads_only(words[0]);
     if (inter_thread && path.spec[0].used && path.spec[1].used) {
       const int pa = graph_.process_of_id[static_cast<size_t>(path.endpoint[0].group_id)];
       const int pb = graph_.process_of_id[static_cast<size_t>(path.endpoint[1].group_id)];
@@ -378,7 +378,7 @@ class Checker {
   }
 
   Graph& graph_;
-  const InterconnectValidator& validate_;
+  const ProviderQueries& providers_;
   std::map<std::string, int, std::less<>> group_index_;
   std::map<std::string, int, std::less<>> buffer_index_;
   std::map<int, int> path_index_;
@@ -386,9 +386,9 @@ class Checker {
 
 }  // namespace
 
-bool check_graph(Graph& graph, const InterconnectValidator& validate_interconnect, std::string& error) {
+bool check_graph(Graph& graph, const ProviderQueries& providers, std::string& error) {
   try {
-    Checker checker(graph, validate_interconnect);
+    Checker checker(graph, providers);
     checker.run();
   } catch (const GraphError& e) {
     error = graph.file_name + ":" + std::to_string(e.line) + ": " + e.what;

@@ -57,6 +57,14 @@ std::string validate_interconnect(std::string_view text) {
   return "";
 }
 
+const ProviderQueries& provider_queries() {
+  static const ProviderQueries queries{validate_interconnect, [](std::string_view name) {
+                                         const BackendEntry* entry = find_backend(name);
+                                         return entry != nullptr && entry->info.reach == TAKYON_REACH_THREADS;
+                                       }};
+  return queries;
+}
+
 void free_tree(TakyonPathTree* node) {
   if (node == nullptr) return;
   for (int i = 0; i < node->num_children; ++i) free_tree(&node->children[i]);
@@ -334,7 +342,7 @@ TakyonGraph* load(int process_id, const char* filename) {
   auto state = std::make_unique<GraphState>();
   std::string error;
   if (!parse_graph(text, filename, state->model, error) ||
-      !check_graph(state->model, validate_interconnect, error)) {
+      !check_graph(state->model, provider_queries(), error)) {
     fail_extension(error);
     return nullptr;
   }

@@ -168,9 +168,14 @@ struct Graph {
   std::vector<int> process_of_id;
 };
 
-// Returns "" when the provider string is acceptable, else why not. The library passes one that
-// uses its provider table; the fuzzer passes none (it links the parser alone).
-using InterconnectValidator = std::function<std::string(std::string_view interconnect)>;
+// What the checker asks of the provider table. The library answers from its table; the fuzzer, which
+// links the parser alone, passes a stand-in.
+struct ProviderQueries {
+  // "" when the provider string is acceptable, else why not (none: every string is).
+  std::function<std::string(std::string_view interconnect)> validate;
+  // Whether provider `name` (a string's first word) joins only threads of one process (none: no).
+  std::function<bool(std::string_view name)> threads_only;
+};
 
 [[nodiscard]] bool is_tree(CollectiveKind kind);
 [[nodiscard]] const char* kind_name(CollectiveKind kind);
@@ -179,8 +184,7 @@ using InterconnectValidator = std::function<std::string(std::string_view interco
 [[nodiscard]] bool parse_graph(std::string_view text, std::string_view file_name, Graph& out, std::string& error);
 
 // Checks and resolves a parsed graph (names, IDs, instances, lists, buffers, collectives).
-[[nodiscard]] bool check_graph(Graph& graph, const InterconnectValidator& validate_interconnect,
-                               std::string& error);
+[[nodiscard]] bool check_graph(Graph& graph, const ProviderQueries& providers, std::string& error);
 
 }  // namespace takyon::detail::graph
 

@@ -8,9 +8,11 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "takyon.h"
+#include "takyon_providers.h"
 
 namespace takyon {
 
@@ -112,10 +114,17 @@ class TAKYON_API Path {
   [[nodiscard]] std::span<std::byte> recv_buffer(int buffer) const;
   /// The C view of this endpoint (attrs with final addresses), valid until destroy.
   [[nodiscard]] TakyonPath* c_path() const noexcept;
+  /// What this path's provider is (its row of the provider table); nullptr after destroy.
+  [[nodiscard]] const TakyonProviderInfo* provider() const noexcept;
   [[nodiscard]] explicit operator bool() const noexcept { return core_ != nullptr; }
 
  private:
   detail::PathCore* core_ = nullptr;
 };
+
+/// The provider table (takyon_providers.h): one row per provider this library knows.
+TAKYON_API std::span<const TakyonProviderInfo> providers() noexcept;
+/// The row of provider `name` (an interconnect string's first word), or nullptr.
+TAKYON_API const TakyonProviderInfo* find_provider(std::string_view name) noexcept;
 
 }  // namespace takyon

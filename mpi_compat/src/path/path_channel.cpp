@@ -9,6 +9,7 @@
 
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/peer_failure.hpp"
+#include "takyon/takyon.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -21,7 +22,8 @@ constexpr double kDestroyTimeout = 5.0;
 
 PathConfig path_geometry(const std::string& provider, int nranks) {
   PathConfig c;
-  if (provider == "InterProcessSocket") {
+  const TakyonProviderInfo* info = takyon::find_provider(provider);
+  if (info != nullptr && info->stream) {
     c.nbufs = 4;  // 4 x 32 KiB in flight per direction: well inside a Unix socket's 208 KiB
     c.buf_bytes = 32 * 1024;
   } else if (nranks > 16) {

@@ -12,27 +12,32 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "takyon/takyon.hpp"
+
 namespace takyon::mpi {
-namespace {
 
-/// Takyon providers a rank pair can use across processes of one host (Ucx also across hosts).
-constexpr const char* kForcedProviders[] = {"InterProcessMemcpy", "InterProcessPointer", "InterProcessSocket",
-                                            "Ucx"};
-
-}  // namespace
+bool can_be_channel(const TakyonProviderInfo& p) {
+  return p.reliable && p.connected && p.sends && p.receives && p.reach >= TAKYON_REACH_PROCESSES &&
+         (p.addressing & TAKYON_ADDRESS_ID) != 0;
+}
 
 ProviderChoice provider_from_env() {
   ProviderChoice c;
   const char* p = std::getenv("TAKYON_MPI_PROVIDER");
   if (p == nullptr || *p == '\0' || std::string(p) == "shm") return c;
-  for (const char* name : kForcedProviders) {
-    if (std::string(p) == name) {
-      c.forced = name;
-      return c;
+  const TakyonProviderInfo* info = takyon::find_provider(p);
+  if (info != nullptr && std::string(p) == info->name && can_be_channel(*info)) {
+    if (!info->available) {
+      throw std::invalid_argument(std::string("TAKYON_MPI_PROVIDER=") + p +
+                                  ": this libtakyon was built without that provider");
     }
+    c.forced = info->name;
+    return c;
   }
   std::string accepted = "shm (default: shared memory on this host, Ucx to other hosts)";
-  for (const char* name : kForcedProviders) accepted += std::string(", ") + name;
+  for (const TakyonProviderInfo& row : takyon::providers()) {
+    if (can_be_channel(row) && row.available) accepted += std::string(", ") + row.name;
+  }
   throw std::invalid_argument(std::string("TAKYON_MPI_PROVIDER=") + p +
                               " is not a channel; accepted: " + accepted);
 }

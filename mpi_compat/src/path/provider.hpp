@@ -9,7 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "takyon/takyon_providers.h"
+
 namespace takyon::mpi {
+
+/// Whether a provider can carry a rank pair's channel (forced with TAKYON_MPI_PROVIDER): reliable,
+/// connected, both ways, across processes, addressed by path ID alone.
+bool can_be_channel(const TakyonProviderInfo& provider);
 
 struct ProviderChoice {
   std::string forced;  ///< empty: by locality (shm / Ucx)

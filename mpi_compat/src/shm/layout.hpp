@@ -77,7 +77,7 @@ struct alignas(kCacheLine) InboxHeader {
   std::int32_t heap_fd;                  ///< the owner's shared heap (shm/heap.hpp): its memfd's number
   std::uint64_t heap_base;               ///< where the owner maps it
   std::uint64_t heap_bytes;              ///< its size; 0: the owner has none
-  std::atomic<std::int32_t> cpu;         ///< where the owner last waited in a barrier (coll/flat.cpp); -1: never
+  std::atomic<std::int32_t> cpu;         ///< where the owner last waited (flat barriers, CpuWatch); -1: never
 };
 static_assert(sizeof(InboxHeader) == kCacheLine);
 
