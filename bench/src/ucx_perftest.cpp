@@ -22,6 +22,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/knobs.hpp"
 #include "clock.hpp"
 #include "socket_providers.hpp"
 
@@ -227,9 +228,7 @@ bool parse_perftest_final(std::string_view output, PerftestFinal& out) {
 }
 
 std::string find_ucx_perftest() {
-  if (const char* forced = std::getenv("TAKYON_BENCH_UCX_PERFTEST"); forced != nullptr && *forced != '\0') {
-    return forced;
-  }
+  if (common::knob_is_set(common::KnobId::kBenchUcxPerftest)) return common::knob_text(common::KnobId::kBenchUcxPerftest);
   const char* path = std::getenv("PATH");
   std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
   std::size_t start = 0;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/knobs.hpp"
 #include "job_id.hpp"
 #include "sources.hpp"
 #include "wire.hpp"
@@ -59,8 +60,8 @@ void resolve(void* lib, const char* name, Fn& fn, const std::string& where) {
 const PmixApi& pmix_api() {
   static const PmixApi api = [] {
     std::vector<std::string> candidates;
-    if (const char* forced = std::getenv("TAKYON_PMIX_LIBRARY"); forced != nullptr && *forced != '\0') {
-      candidates.emplace_back(forced);
+    if (common::knob_is_set(common::KnobId::kPmixLibrary)) {
+      candidates.push_back(common::knob_text(common::KnobId::kPmixLibrary));
     } else {
       candidates = {"libpmix.so.2", std::string(TAKYON_PMIX_LIBDIR) + "/libpmix.so.2", "libpmix.so",
                     std::string(TAKYON_PMIX_LIBDIR) + "/libpmix.so"};

@@ -28,6 +28,7 @@
 #include "api/common.hpp"
 #include "bootstrap.hpp"
 #include "comm_basic.hpp"
+#include "common/knobs.hpp"
 #include "errors.hpp"
 #include "job_id.hpp"
 #include "mpi.h"
@@ -180,8 +181,7 @@ void unlink_all_inboxes(const std::string& job_id, int size) {
 /// rank or where placement is left to the kernel: TAKYON_MPI_SPREAD=0. TAKYON_MPI_SPREAD_TRACE=1 prints
 /// where each rank went.
 int place_unbound(const JobInfo& job) {
-  const char* env = std::getenv("TAKYON_MPI_SPREAD");
-  if (env != nullptr && std::string(env) == "0") return -1;
+  if (!common::knob_flag(common::KnobId::kMpiSpread)) return -1;
   cpu_set_t mask;
   CPU_ZERO(&mask);
   if (sched_getaffinity(0, sizeof mask, &mask) != 0) return -1;
@@ -197,11 +197,29 @@ int place_unbound(const JobInfo& job) {
     fail(MPI_ERR_OTHER, "MPI_Init",
          std::string("cannot restore this rank's CPU mask: ") + std::strerror(errno));
   }
-  if (std::getenv("TAKYON_MPI_SPREAD_TRACE") != nullptr) {
+  if (common::knob_flag(common::KnobId::kMpiSpreadTrace)) {
     std::fprintf(stderr, "takyon-mpi: rank %d (local rank %d of %d, %zu CPUs allowed): placed on CPU %d\n",
                  job.rank, job.local_rank, job.local_size, order.size(), now_on);
   }
   return home;
+}
+
+/// Every knob libtakyon_mpi reads is checked here, at MPI_Init: a value it cannot take is an error that
+/// names the variable now, not a surprise at the first call that reads it. The exception: a forced
+/// collective algorithm (TAKYON_MPI_COLL_<COLLECTIVE>) naming none is an error of that collective only.
+/// Then the waits' timing.
+void check_knobs() {
+  using common::KnobId;
+  for (int i = 0; i < int(KnobId::kCount); ++i) {
+    const auto id = KnobId(i);
+    const common::KnobLayer layer = common::knob(id).layer;
+    if (layer != common::KnobLayer::kMpi && layer != common::KnobLayer::kMpiCollectives) continue;
+    if (id >= KnobId::kCollBarrier && id <= KnobId::kCollReduceScatter) continue;
+    if (const std::string problem = common::knob_problem(id); !problem.empty()) fail(MPI_ERR_ARG, "MPI_Init", problem);
+  }
+  auto ns = [](KnobId id, std::uint64_t unit) { return std::uint64_t(common::knob_integer(id)) * unit; };
+  Backoff::configure({ns(KnobId::kMpiSpinUs, 1000), ns(KnobId::kMpiWatchUs, 1000), ns(KnobId::kMpiYieldMs, 1000000),
+                      ns(KnobId::kMpiSleepUs, 1000), ns(KnobId::kMpiLivenessMs, 1000000)});
 }
 
 /// Starts the CpuWatch over this rank's same-host peers (those with an inbox mapped).
@@ -221,6 +239,7 @@ int runtime_init(int required) {
   if (g_rt != nullptr || g_finalized) {
     fail(MPI_ERR_OTHER, "MPI_Init", g_finalized ? "called after MPI_Finalize" : "called twice");
   }
+  check_knobs();
   const ProviderChoice choice = check_provider();
   auto rt = std::make_unique<Runtime>();
   try {

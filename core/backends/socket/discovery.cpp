@@ -10,9 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
+
+#include "common/knobs.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -20,8 +21,7 @@ namespace {
 constexpr char kMagic[8] = {'T', 'K', 'Y', 'D', 'I', 'S', 'C', '1'};
 constexpr uint32_t kQuery = 1;
 constexpr uint32_t kAnswer = 2;
-constexpr const char* kDefaultGroup = "239.255.84.89";
-constexpr uint16_t kDefaultPort = 23089;
+constexpr const char* kDefaultGroup = "239.255.84.89";  // TAKYON_DISCOVERY_GROUP's default (common/knobs.cpp)
 
 struct Message {
   char magic[8];
@@ -36,23 +36,24 @@ static_assert(sizeof(Message) == 32);
 
 }  // namespace
 
-Ipv4Endpoint discovery_group() {
-  Ipv4Endpoint out;
+Status discovery_group(Ipv4Endpoint& out, const std::string& provider, ErrorLog& log) {
   inet_pton(AF_INET, kDefaultGroup, &out.addr);
-  out.port = kDefaultPort;
-  if (const char* group = std::getenv("TAKYON_DISCOVERY_GROUP"); group != nullptr) {
+  if (common::knob_is_set(common::KnobId::kDiscoveryGroup)) {
+    const std::string group = common::knob_text(common::KnobId::kDiscoveryGroup);
     in_addr addr{};
-    if (inet_pton(AF_INET, group, &addr) == 1 && IN_MULTICAST(ntohl(addr.s_addr))) out.addr = addr;
-  }
-  if (const char* port = std::getenv("TAKYON_DISCOVERY_PORT"); port != nullptr) {
-    unsigned value = 0;
-    const char* end = port + std::strlen(port);
-    const auto result = std::from_chars(port, end, value);
-    if (result.ec == std::errc() && result.ptr == end && value > 0 && value <= UINT16_MAX) {
-      out.port = static_cast<uint16_t>(value);
+    if (inet_pton(AF_INET, group.c_str(), &addr) != 1 || !IN_MULTICAST(ntohl(addr.s_addr))) {
+      return TAKYON_FAIL(log, Status::kInvalidArgument,
+                         "'%s': TAKYON_DISCOVERY_GROUP='%s' is not an IPv4 multicast address (224.0.0.0/4)",
+                         provider.c_str(), group.c_str());
     }
+    out.addr = addr;
   }
-  return out;
+  try {
+    out.port = static_cast<uint16_t>(common::knob_integer(common::KnobId::kDiscoveryPort));
+  } catch (const common::KnobError& e) {
+    return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': %s", provider.c_str(), e.what());
+  }
+  return Status::kOk;
 }
 
 Status DiscoveryResponder::open(in_addr server, uint32_t id, uint16_t tcp_port, const std::string& provider,
@@ -60,7 +61,8 @@ Status DiscoveryResponder::open(in_addr server, uint32_t id, uint16_t tcp_port, 
   server_ = server;
   id_ = id;
   tcp_port_ = tcp_port;
-  const Ipv4Endpoint group = discovery_group();
+  Ipv4Endpoint group;
+  if (discovery_group(group, provider, log) != Status::kOk) return log.status();
   fd_.reset(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd_.valid()) {
     return TAKYON_FAIL(log, Status::kSystem, "socket(SOCK_DGRAM) for port discovery failed: %s",
@@ -132,7 +134,9 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
   query.id = htole32(id);
   query.server = server.s_addr;
   if (getrandom(&query.nonce, sizeof(query.nonce), 0) != sizeof(query.nonce)) query.nonce = static_cast<uint64_t>(now_ns());
-  const sockaddr_in group = discovery_group().sockaddr();
+  Ipv4Endpoint where;
+  if (discovery_group(where, provider, log) != Status::kOk) return log.status();
+  const sockaddr_in group = where.sockaddr();
 
   int64_t retry_ns = 2'000'000;  // a server that starts later is found within 100 ms of starting
   for (;;) {
@@ -140,7 +144,7 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
                                 reinterpret_cast<const sockaddr*>(&group), sizeof(group));
     if (sent < 0 && errno != EAGAIN && errno != ENOBUFS && errno != EINTR) {
       return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot send a discovery query to %s from %s: %s",
-                         provider.c_str(), discovery_group().text().c_str(), ipv4_text(local).c_str(),
+                         provider.c_str(), where.text().c_str(), ipv4_text(local).c_str(),
                          errno_text(errno).c_str());
     }
     const Deadline next = Deadline::after(static_cast<double>(retry_ns) * 1e-9);

@@ -19,8 +19,9 @@
 
 namespace takyon::detail {
 
-/// The group and port in use (from the environment, or the defaults).
-Ipv4Endpoint discovery_group();
+/// The group and port in use: TAKYON_DISCOVERY_GROUP and TAKYON_DISCOVERY_PORT, or their defaults.
+/// A value that is no multicast address or no port is an error naming the variable.
+Status discovery_group(Ipv4Endpoint& out, const std::string& provider, ErrorLog& log);
 
 class DiscoveryResponder {
  public:

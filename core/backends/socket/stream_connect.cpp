@@ -262,10 +262,12 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
     if (args.port == 0) {
       const Status found = discover_port(args.ip, args.id, deadline, text, server.port, log);
       if (found == Status::kTimedOut) {
+        Ipv4Endpoint group;
+        (void)discovery_group(group, text, log);  // valid: discover_port used it
         return TAKYON_FAIL(log, Status::kTimeout,
                            "'%s': no server for -ID=%u on %s answered discovery (group %s, TTL 1) within "
                            "path_create_timeout", text.c_str(), args.id, ipv4_text(args.ip).c_str(),
-                           discovery_group().text().c_str());
+                           group.text().c_str());
       }
       if (found != Status::kOk) return found;
     }

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "common/knobs.hpp"
+
 namespace takyon::mpi::launcher {
 namespace {
 
@@ -104,9 +106,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
   }
   if (opts.nranks == 0) throw UsageError("say how many ranks to start with -n N");
   if (opts.timeout_s == 0) {
-    const char* env = std::getenv("MPIEXEC_TIMEOUT");
-    if (env != nullptr && *env != '\0') {
-      opts.timeout_s = parse_timeout(env, "MPIEXEC_TIMEOUT");
+    if (common::knob_is_set(common::KnobId::kMpiexecTimeout)) {
+      opts.timeout_s = parse_timeout(common::knob_text(common::KnobId::kMpiexecTimeout), "MPIEXEC_TIMEOUT");
       opts.timeout_from = "MPIEXEC_TIMEOUT";
     }
   }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Which algorithm each collective runs: one function per collective, by message size and rank count,
-// with the thresholds named in select.cpp. TAKYON_MPI_COLL_<COLLECTIVE>=<algorithm> (read once, at a
-// collective's first call) forces one algorithm, e.g. TAKYON_MPI_COLL_ALLREDUCE=ring, so that tests
-// run every algorithm; a value naming no algorithm is an MPI_ERR_ARG error of the collective.
+// with thresholds that are knobs (TAKYON_MPI_COLL_*, common/knobs.cpp). TAKYON_MPI_COLL_<COLLECTIVE>=
+// <algorithm> (read at a collective's first call) forces one algorithm, e.g.
+// TAKYON_MPI_COLL_ALLREDUCE=ring, so that tests run every algorithm; a value naming no algorithm is an
+// MPI_ERR_ARG error of that collective (the other collectives still run).
 // Non-commutative ops always get a rank-ordered algorithm, whatever is forced.
 #pragma once
 

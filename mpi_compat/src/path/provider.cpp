@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "takyon/takyon.hpp"
+#include "common/knobs.hpp"
 
 namespace takyon::mpi {
 
@@ -23,8 +24,9 @@ bool can_be_channel(const TakyonProviderInfo& p) {
 
 ProviderChoice provider_from_env() {
   ProviderChoice c;
-  const char* p = std::getenv("TAKYON_MPI_PROVIDER");
-  if (p == nullptr || *p == '\0' || std::string(p) == "shm") return c;
+  const std::string value = common::knob_text(common::KnobId::kMpiProvider);
+  const char* p = value.c_str();
+  if (value.empty() || value == "shm") return c;
   const TakyonProviderInfo* info = takyon::find_provider(p);
   if (info != nullptr && std::string(p) == info->name && can_be_channel(*info)) {
     if (!info->available) {
@@ -43,9 +45,9 @@ ProviderChoice provider_from_env() {
 }
 
 std::string host_name_for_locality(const std::string& real_host, int rank) {
-  const char* fake = std::getenv("TAKYON_MPI_FAKE_HOST");
-  if (fake == nullptr || *fake == '\0') return real_host;
-  if (std::string(fake) == "rank") return real_host + "#fake-rank-" + std::to_string(rank);
+  if (!common::knob_is_set(common::KnobId::kMpiFakeHost)) return real_host;
+  const std::string fake = common::knob_text(common::KnobId::kMpiFakeHost);
+  if (fake == "rank") return real_host + "#fake-rank-" + std::to_string(rank);
   return real_host + "#fake-" + fake;
 }
 
@@ -69,8 +71,7 @@ PathRendezvous decode(const std::string& s) {
 }
 
 std::string local_ucx_ip() {
-  const char* env = std::getenv("TAKYON_MPI_UCX_IP");
-  if (env != nullptr && *env != '\0') return env;
+  if (common::knob_is_set(common::KnobId::kMpiUcxIp)) return common::knob_text(common::KnobId::kMpiUcxIp);
   std::string found = "127.0.0.1";
   ifaddrs* list = nullptr;
   if (getifaddrs(&list) != 0) return found;

@@ -22,11 +22,16 @@ inline std::uint64_t monotonic_ns() {
 
 class Backoff {
  public:
-  static constexpr std::uint64_t kSpinNs = 30'000;       ///< pure polling first (a core of our own)
-  static constexpr std::uint64_t kWatchNs = 2'000;       ///< then CpuWatch checks every 64 polls
-  static constexpr std::uint64_t kYieldNs = 50'000'000;  ///< then sched_yield between polls
-  static constexpr std::uint64_t kSleepNs = 20'000;     ///< then nanosleep this long between polls
-  static constexpr std::uint64_t kCheckNs = 5'000'000;  ///< liveness check period
+  /// The phases of a wait, in nanoseconds (knobs TAKYON_MPI_SPIN_US, _WATCH_US, _YIELD_MS, _SLEEP_US,
+  /// _LIVENESS_MS; MPI_Init sets them with configure()).
+  struct Timing {
+    std::uint64_t spin_ns = 30'000;       ///< pure polling first (a core of our own)
+    std::uint64_t watch_ns = 2'000;       ///< from then on, CpuWatch checks every 64 polls
+    std::uint64_t yield_ns = 50'000'000;  ///< then sched_yield between polls
+    std::uint64_t sleep_ns = 20'000;      ///< then nanosleep this long between polls
+    std::uint64_t check_ns = 5'000'000;   ///< liveness check period
+  };
+  static void configure(const Timing& t) { timing() = t; }
 
   /// More ranks on this node than CPUs: yield at once instead of spinning on the core a peer needs.
   static void set_oversubscribed(bool on) { oversubscribed() = on; }
@@ -39,17 +44,18 @@ class Backoff {
     std::uint64_t now = monotonic_ns();
     if (start_ == 0) start_ = last_check_ = now;
     std::uint64_t waited = now - start_;
-    if (waited >= kYieldNs) {
-      timespec ts{0, long(kSleepNs)};
+    const Timing& t = timing();
+    if (waited >= t.yield_ns) {
+      timespec ts{long(t.sleep_ns / 1'000'000'000), long(t.sleep_ns % 1'000'000'000)};
       nanosleep(&ts, nullptr);
       phase_ = 2;
-    } else if (waited >= kSpinNs || phase_ == 1) {
+    } else if (waited >= t.spin_ns || phase_ == 1) {
       sched_yield();
       phase_ = 1;
-    } else if (waited >= kWatchNs && CpuWatch::crowded()) {
+    } else if (waited >= t.watch_ns && CpuWatch::crowded()) {
       sched_yield();  // a same-host peer waits for this CPU
     }
-    if (now - last_check_ >= kCheckNs) {
+    if (now - last_check_ >= t.check_ns) {
       last_check_ = now;
       return true;
     }
@@ -63,6 +69,10 @@ class Backoff {
   }
 
  private:
+  static Timing& timing() {
+    static Timing value;
+    return value;
+  }
   static bool& oversubscribed() {
     static bool value = false;
     return value;

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "common/knobs.hpp"
 namespace takyon::mpi {
 namespace {
 
@@ -18,17 +19,20 @@ int size_class(std::size_t bytes) {
 }
 
 CopyTuner::Forced forced_from_env() {
-  const char* v = std::getenv("TAKYON_MPI_COLL_COPY");
-  if (v == nullptr) return CopyTuner::Forced::kAuto;
-  if (std::strcmp(v, "single") == 0) return CopyTuner::Forced::kSingle;
-  if (std::strcmp(v, "pipeline") == 0) return CopyTuner::Forced::kPipeline;
-  return CopyTuner::Forced::kAuto;  // "auto" or anything else
+  switch (common::knob_choice(common::KnobId::kCollCopy)) {  // auto|single|pipeline
+    case 1:
+      return CopyTuner::Forced::kSingle;
+    case 2:
+      return CopyTuner::Forced::kPipeline;
+    default:
+      return CopyTuner::Forced::kAuto;
+  }
 }
 
 }  // namespace
 
 CopyTuner& CopyTuner::instance() {
-  static CopyTuner tuner(forced_from_env(), std::getenv("TAKYON_MPI_COLL_COPY_TRACE") != nullptr);
+  static CopyTuner tuner(forced_from_env(), common::knob_flag(common::KnobId::kCollCopyTrace));
   return tuner;
 }
 

@@ -18,6 +18,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "common/knobs.hpp"
+
 namespace takyon::mpi {
 namespace {
 
@@ -29,22 +31,32 @@ constexpr int kNoRank = -2;  ///< progress_except: skip no ring
 /// cost 10-20% (64 B 0.210 -> 0.247 us), so larger receives keep 16 (alternated takyon-bench-mpi runs).
 constexpr int kLooks = 16;
 constexpr int kLooksInline = 128;
-/// Larger lone messages take the pipeline too: past ~1 MiB its two cores beat one core's single copy
-/// (ping-pong, this machine: 2 MiB 176-200 vs 196-217 us, 4 MiB 336-350 vs 401-420 us).
-constexpr std::size_t kCmaMaxBytes = std::size_t{1} << 20;
-/// Lone messages from this size on are copied by both ranks at once (the split single copy), when
-/// every rank has a core: the receiver reads the head while the sender writes the tail. Below, the
-/// extra round trip costs what the halved copy saves (ping-pong: 32 KiB 2.71 us split vs 2.18 one
-/// copy, 64 KiB 3.25 vs 3.24; 128 KiB 4.36 split, Open MPI's CMA 5.6).
-constexpr std::size_t kCmaSplitMin = std::size_t{128} << 10;
 /// The receiver reads this much first (its proof that CMA works before the sender is asked to write).
 constexpr std::size_t kCmaProbeBytes = 4096;
-/// The rings of inboxes up to this size (about 15 ranks) are prefaulted at MPI_Init (see prefault()):
-/// a ring cell first touched by a message costs a page fault (and zeroing) on the critical path, which
-/// made a job's first ~40 collectives 3-7x slower (np 4 on 2 cores: barrier 22-32 us against 2-3 once
-/// warm). Costs ~0.8 ms of launch + MPI_Init at np 2, ~2.7 ms at np 4 (the bulk chunks too: 1.9 and
-/// 5.4 ms, for little: only pipelined rendezvous touch them). Larger inboxes, of many ranks, stay lazy.
-constexpr std::size_t kPrefaultMaxBytes = std::size_t{16} << 20;
+
+/// The engine's knobs (common/knobs.hpp: what each does and why its default), read by each Engine's
+/// constructor (MPI_Init has checked their values).
+struct Tuning {
+  std::size_t cma_max_bytes = 0;  ///< lone messages up to this size: a single copy; larger: the pipeline
+  std::size_t cma_split_min = 0;  ///< single copies from this size on are split between the two ranks
+  std::size_t prefault_max = 0;   ///< inboxes up to this size are prefaulted at MPI_Init (prefault())
+  bool cma = true;                ///< TAKYON_MPI_CMA != 0
+  bool cma_write = true;          ///< not TAKYON_MPI_CMA=readonly (then process_vm_writev counts as refused)
+  bool cma_split_forced = false;  ///< TAKYON_MPI_CMA=split: split even with more ranks than cores
+};
+
+Tuning& tuning() {
+  static Tuning t;
+  return t;
+}
+
+void load_tuning() {
+  using common::KnobId;
+  const int cma = common::knob_choice(KnobId::kMpiCma);  // 1|0|readonly|split
+  tuning() = Tuning{std::size_t(common::knob_integer(KnobId::kMpiCmaMax)),
+                    std::size_t(common::knob_integer(KnobId::kMpiCmaSplitMin)),
+                    std::size_t(common::knob_integer(KnobId::kMpiPrefaultMax)), cma != 1, cma != 2, cma == 3};
+}
 
 std::uint64_t read_u64(const shm::CellHeader* cell) {
   std::uint64_t v = 0;
@@ -60,24 +72,6 @@ std::uint64_t read_u64_at(const shm::CellHeader* cell, std::size_t at) {
   std::uint64_t v = 0;
   std::memcpy(&v, reinterpret_cast<const char*>(cell + 1) + at, sizeof v);
   return v;
-}
-
-/// CMA for lone rendezvous messages unless TAKYON_MPI_CMA=0 (tests and comparisons).
-bool cma_wanted() {
-  const char* e = std::getenv("TAKYON_MPI_CMA");
-  return e == nullptr || std::strcmp(e, "0") != 0;
-}
-
-/// TAKYON_MPI_CMA=readonly: process_vm_writev is treated as refused (tests the split's fallback).
-bool cma_write_wanted() {
-  const char* e = std::getenv("TAKYON_MPI_CMA");
-  return e == nullptr || std::strcmp(e, "readonly") != 0;
-}
-
-/// TAKYON_MPI_CMA=split: split single copies even with more ranks than cores (tests).
-bool cma_split_forced() {
-  const char* e = std::getenv("TAKYON_MPI_CMA");
-  return e != nullptr && std::strcmp(e, "split") == 0;
 }
 
 /// Whether `ranks` processes can each run on a core of their own: this process's CPU affinity, or
@@ -142,9 +136,10 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     : rank_(rank), size_(size), layout_(layout), peers_(std::size_t(size)) {
   void* mine = inboxes[std::size_t(rank)];
   my_header_ = static_cast<shm::InboxHeader*>(mine);
-  const bool cma = cma_wanted();
+  load_tuning();
+  const bool cma = tuning().cma;
   // (Up to the flat area: the large flat buffers, FlatBig, are touched only when used.)
-  if (mine != nullptr && layout.flat_big_offset() <= kPrefaultMaxBytes) {
+  if (mine != nullptr && layout.flat_big_offset() <= tuning().prefault_max) {
     prefault(layout.cells(mine, 0), std::size_t(size) * layout.ring_bytes(),  // every ring in this inbox
              layout.cell_bytes);
     // The flat collectives' lines and buffers (coll/flat.hpp, 264 KiB): written by this rank, but for
@@ -153,8 +148,8 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     prefault(layout.flat(mine, 0), std::size_t(shm::kFlatSlots) * sizeof(shm::FlatArea));
   }
   oversubscribed_ = !has_core_each(size);
-  cma_split_ = cma && (cma_split_forced() || !oversubscribed_);
-  cma_write_ = cma_write_wanted();
+  cma_split_ = cma && (tuning().cma_split_forced || !oversubscribed_);
+  cma_write_ = tuning().cma_write;
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
     remote_.push_back(r);
@@ -178,7 +173,7 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     p.header = static_cast<const shm::InboxHeader*>(theirs);
     p.bulk_out_chunks = layout.chunks(theirs, rank);
     p.bulk_in_chunks = layout.chunks(mine, r);
-    if (layout.flat_big_offset() <= kPrefaultMaxBytes) {
+    if (layout.flat_big_offset() <= tuning().prefault_max) {
       prefault(layout.cells(theirs, rank), layout.ring_bytes(),  // this rank's ring in the peer's inbox
                layout.cell_bytes);
     }
@@ -430,7 +425,7 @@ bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t fro
   }
   // A sender that exited meanwhile may have had its pid reused: what was read may be another
   // process's memory. One poll per large message (not after the split's first-page probe).
-  if (r->rndv_total >= kCmaSplitMin && to > kCmaProbeBytes && p.pidfd >= 0 && exited(p)) {
+  if (r->rndv_total >= tuning().cma_split_min && to > kCmaProbeBytes && p.pidfd >= 0 && exited(p)) {
     p.cma = false;
     return false;
   }
@@ -499,10 +494,10 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   r->rndv_total = wanted;
   r->rndv_done = 0;
   Peer& p = peers_[std::size_t(source)];
-  // Past kCmaMaxBytes the pipeline's two cores beat CMA, but not a memcpy out of the sender's shared
+  // Past tuning().cma_max_bytes the pipeline's two cores beat CMA, but not a memcpy out of the sender's shared
   // heap (ping-pong, AMD EPYC VM: 2 MiB 85 us through the pipeline, 1 MiB 16 us out of the heap).
-  auto single_size = [&] { return wanted <= kCmaMaxBytes || heap_view(p, addr, wanted) != nullptr; };
-  if (solo && !r->pipelined && cma_split_ && p.cma && !p.path && wanted >= kCmaSplitMin && single_size() &&
+  auto single_size = [&] { return wanted <= tuning().cma_max_bytes || heap_view(p, addr, wanted) != nullptr; };
+  if (solo && !r->pipelined && cma_split_ && p.cma && !p.path && wanted >= tuning().cma_split_min && single_size() &&
       p.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
     // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
     // quarter when only this rank has local work of its own to do meanwhile (r->local_work: gather's

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/knobs.hpp"
 namespace takyon::mpi::shm {
 
 /// The header page's start. Live blocks are off the free list.
@@ -52,8 +53,7 @@ int make_memfd(std::size_t bytes) {
 /// Not when switched off, nor under a limit on the address space (ulimit -v): the reservation would
 /// eat it, as would each peer's mapping of it.
 bool wanted() {
-  const char* e = std::getenv("TAKYON_MPI_SHARED_HEAP");
-  if (e != nullptr && std::strcmp(e, "0") == 0) return false;
+  if (!common::knob_flag(common::KnobId::kMpiSharedHeap)) return false;
   rlimit as{};
   return getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur == RLIM_INFINITY;
 }
