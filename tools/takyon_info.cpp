@@ -18,13 +18,14 @@ using takyon::common::KnobId;
 using takyon::common::KnobKind;
 
 constexpr const char* kUsage =
-    "usage: takyon-info [-a|--all] [--providers] [--knobs] [--knobs-markdown] [--check]\n"
+    "usage: takyon-info [-a|--all] [--providers] [--knobs] [--knobs-markdown] [--providers-markdown] [--check]\n"
     "\n"
     "  (no option)        the build, the providers, and every knob with its current value\n"
     "  -a, --all          also why each knob has its default\n"
     "  --providers        only the provider table\n"
     "  --knobs            only the knobs\n"
-    "  --knobs-markdown   the knobs as the Markdown table of docs/tuning.md (defaults, not current values)\n"
+    "  --knobs-markdown   the knobs as the Markdown tables of docs/tuning.md (defaults, not current values)\n"
+    "  --providers-markdown  the provider table as README.md shows it\n"
     "  --check            exit 1, naming each, if a knob is set to a value it cannot take\n";
 
 const char* yes(bool b) { return b ? "yes" : "no"; }
@@ -146,6 +147,18 @@ void print_knobs_markdown() {
   }
 }
 
+void print_providers_markdown() {
+  std::printf("| provider | endpoints | reliable | what it is |\n|---|---|---|---|\n");
+  for (const TakyonProviderInfo& p : takyon::providers()) {
+    const char* where = p.reach == TAKYON_REACH_THREADS     ? "threads of one process"
+                        : p.reach == TAKYON_REACH_PROCESSES ? "processes of one host"
+                                                            : "processes on any hosts";
+    std::printf("| `%s` | %s | %s | %s%s%s |\n", p.name, where, p.reliable ? "yes" : "no: whole messages may be lost",
+                p.description, p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
+                p.peer_name != std::string_view(p.name) ? (std::string("`") + p.peer_name + "`").c_str() : "");
+  }
+}
+
 int check() {
   int bad = 0;
   for (int i = 0; i < int(KnobId::kCount); ++i) {
@@ -179,6 +192,9 @@ int main(int argc, char** argv) {
       knobs_only = true;
     } else if (a == "--knobs-markdown") {
       print_knobs_markdown();
+      return 0;
+    } else if (a == "--providers-markdown") {
+      print_providers_markdown();
       return 0;
     } else if (a == "--check") {
       return check();

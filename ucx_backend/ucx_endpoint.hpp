@@ -8,7 +8,7 @@
 // liveness channel (a killed peer closes it at once; over TCP a waiting call also checks that its
 // heartbeats are acknowledged) and the close handshake.
 //
-// Two data protocols, chosen per path at create (see the README for the measurements):
+// Two data protocols, chosen per path at create (docs/providers.md says when each is used):
 //   - map: when UCX can map every peer receive buffer into this process (ucp_rkey_ptr succeeds:
 //     sysv/posix shared memory, which is what ucp_put does on those transports), a send is one
 //     memcpy into the peer's buffer and a notification through the shared-memory mailbox (spin or

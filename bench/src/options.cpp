@@ -299,7 +299,7 @@ Options parse_options(int argc, char** argv) {
   }
   if (options.min_bytes > options.max_bytes) throw UsageError("--min-bytes is larger than --max-bytes");
   // --collectives: event driven by default -- N spinning members on fewer cores measure the
-  // scheduler's time slice, not the collective (README, "Collectives").
+  // scheduler's time slice, not the collective (docs/benchmarking.md, collectives).
   if (options.collectives && mode_given) options.collective_polling = options.polling_modes;
   if (options.collectives && options.vs_ucx_perftest)
     throw UsageError("--vs-ucx-perftest and --collectives do not go together");

@@ -20,7 +20,7 @@
  *   interface; the library defines PMPI_Name and a weak MPI_Name). Only what libtakyon_mpi
  *   provides is declared; in particular one-sided MPI_Accumulate/MPI_Get_accumulate and
  *   MPI_Session_init are absent on purpose, because configure scripts probe for them. Thread
- *   safety and lifetimes are the MPI standard's; see the README for what each call supports.
+ *   safety and lifetimes are the MPI standard's; see docs/mpi.md for what each call supports.
  */
 #ifndef TAKYON_MPI_H_
 #define TAKYON_MPI_H_

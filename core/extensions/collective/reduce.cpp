@@ -17,7 +17,7 @@ namespace {
 // Every edge carries one message down per round: the result with scatter_result, else a zero-byte
 // "folded" notice. A child returns only after it, so its next send into this buffer can never
 // overwrite a contribution its parent is still folding (takyonRecv hands the buffer back to the
-// sender at once; see README "Semantics").
+// sender at once; see docs/path-api.md).
 bool reduce_run(const CollectiveCall& call, TakyonCollectiveReduce* c, int buffer, uint64_t nelements,
                 uint64_t bytes_per_elem, TakyonReduceFunction reduce_function, uint8_t* accumulator,
                 bool scatter_result, const uint8_t** result_ret) {

@@ -275,7 +275,7 @@ TAKYON_API bool takyonAlltoall(TakyonCollectiveAlltoall *collective, int buffer,
 TAKYON_API void takyonAlltoallFinalize(TakyonCollectiveAlltoall *collective);
 
 /* ------------------------------------------------------------------------------------------------
- * Graph description files (takyon_graph.c in the guide). The file format is in the README and in
+ * Graph description files (takyon_graph.c in the guide). The file format is in docs/extensions.md and in
  * graph-format-notes; the structures below are what takyonLoadGraphDescription() fills in.
  * --------------------------------------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
 // Functions a program may link against that this version does not implement yet:
 // intercommunicators, and datatype keyvals and attributes. Each one raises
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler with a message naming it. The table is
-// every function mpi.h declares that no other file under api/ defines; README lists the same names.
+// every function mpi.h declares that no other file under api/ defines; docs/mpi.md lists the same names.
 #include "api/export.hpp"
 #include "errors.hpp"
 
@@ -11,7 +11,7 @@ namespace {
 int unsupported(const char* fn) {
   return takyon::mpi::raise_error(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION,
                                   std::string(fn) + ": not supported by this version of libtakyon_mpi "
-                                                    "(see the README's list of what is not implemented yet)");
+                                                    "(see docs/mpi.md for what is not implemented yet)");
 }
 
 }  // namespace
