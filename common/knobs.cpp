@@ -91,7 +91,8 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
     integer("TAKYON_MPI_YIELD_MS", L::kMpi, "50", 0, 3600000,
             "milliseconds of sched_yield polling before a blocked rank sleeps between polls",
             "a rank waiting that long is waiting for work, not a message in flight"),
-    integer("TAKYON_MPI_SLEEP_US", L::kMpi, "20", 1, 1000000, "microseconds a long-blocked rank sleeps between polls",
+    integer("TAKYON_MPI_SLEEP_US", L::kMpi, "20", 1, 1000000,
+            "microseconds a long-blocked rank sleeps between polls",
             "short enough that a late message is noticed quickly, long enough to leave the CPU"),
     integer("TAKYON_MPI_LIVENESS_MS", L::kMpi, "5", 1, 60000,
             "milliseconds between a blocked rank's checks that the peers it waits for are alive",
@@ -124,7 +125,8 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
     choice("TAKYON_MPI_COLL_BCAST", L::kMpiCollectives, "auto", "auto|binomial|scatter_allgather|linear|shm",
            "MPI_Bcast's algorithm", "forcing one is for tests and tuning"),
     choice("TAKYON_MPI_COLL_REDUCE", L::kMpiCollectives, "auto", "auto|binomial|ordered|linear|shm",
-           "MPI_Reduce's algorithm (non-commutative ops are always ordered)", "forcing one is for tests and tuning"),
+           "MPI_Reduce's algorithm (non-commutative ops are always ordered)",
+           "forcing one is for tests and tuning"),
     choice("TAKYON_MPI_COLL_ALLREDUCE", L::kMpiCollectives, "auto",
            "auto|recursive_doubling|rabenseifner|ring|reduce_bcast|shm",
            "MPI_Allreduce's algorithm (non-commutative ops always recursive doubling)",
@@ -133,8 +135,9 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
            "MPI_Gather's algorithm", "forcing one is for tests and tuning"),
     choice("TAKYON_MPI_COLL_SCATTER", L::kMpiCollectives, "auto", "auto|linear|binomial|shm",
            "MPI_Scatter's algorithm", "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_ALLGATHER", L::kMpiCollectives, "auto", "auto|ring|recursive_doubling|bruck|linear|shm",
-           "MPI_Allgather's algorithm", "forcing one is for tests and tuning"),
+    choice("TAKYON_MPI_COLL_ALLGATHER", L::kMpiCollectives, "auto",
+           "auto|ring|recursive_doubling|bruck|linear|shm", "MPI_Allgather's algorithm",
+           "forcing one is for tests and tuning"),
     choice("TAKYON_MPI_COLL_ALLTOALL", L::kMpiCollectives, "auto", "auto|pairwise|bruck|linear|shm",
            "MPI_Alltoall's algorithm", "forcing one is for tests and tuning"),
     choice("TAKYON_MPI_COLL_REDUCE_SCATTER", L::kMpiCollectives, "auto", "auto|allreduce|ring",
@@ -208,24 +211,28 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
          "--timeout wins",
          "unset: no limit"),
     // ---- takyon-bench
-    text("TAKYON_BENCH_UCX_PERFTEST", L::kBench, "the ucx_perftest that --vs-ucx-perftest runs (unset: PATH's)",
-         "the one installed with UCX"),
+    text("TAKYON_BENCH_UCX_PERFTEST", L::kBench,
+         "the ucx_perftest that --vs-ucx-perftest runs (unset: PATH's)", "the one installed with UCX"),
 }};
 
 // Every entry must sit at its KnobId: a cheap guard against a row added in the wrong place.
 constexpr bool names_in_order() {
   return std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kDiscoveryGroup)].name) ==
              "TAKYON_DISCOVERY_GROUP" &&
-         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kMpiProvider)].name) == "TAKYON_MPI_PROVIDER" &&
-         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kPmixLibrary)].name) == "TAKYON_PMIX_LIBRARY" &&
-         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kCollCopy)].name) == "TAKYON_MPI_COLL_COPY" &&
+         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kMpiProvider)].name) ==
+             "TAKYON_MPI_PROVIDER" &&
+         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kPmixLibrary)].name) ==
+             "TAKYON_PMIX_LIBRARY" &&
+         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kCollCopy)].name) ==
+             "TAKYON_MPI_COLL_COPY" &&
          std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kCollReduceScatter)].name) ==
              "TAKYON_MPI_COLL_REDUCE_SCATTER" &&
          std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kCollLinearMaxRanks)].name) ==
              "TAKYON_MPI_COLL_LINEAR_MAX_RANKS" &&
          std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kCollFlatMaxOversubscribedBlock)].name) ==
              "TAKYON_MPI_COLL_FLAT_MAX_OVERSUBSCRIBED_BLOCK" &&
-         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kMpiexecTimeout)].name) == "MPIEXEC_TIMEOUT" &&
+         std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kMpiexecTimeout)].name) ==
+             "MPIEXEC_TIMEOUT" &&
          std::string_view(kKnobs[static_cast<std::size_t>(KnobId::kBenchUcxPerftest)].name) ==
              "TAKYON_BENCH_UCX_PERFTEST";
 }
@@ -236,7 +243,9 @@ const char* env_value(const Knob& k) {
   return v != nullptr && *v != '\0' ? v : nullptr;
 }
 
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quote(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
 
 /// The value as a number for kInteger/kBytes, or why not.
 bool parse_integer(const Knob& k, std::string_view text, std::int64_t& out, std::string& problem) {
@@ -257,8 +266,8 @@ bool parse_integer(const Knob& k, std::string_view text, std::int64_t& out, std:
     return false;
   }
   if (value > k.max / scale || value < k.min / scale || value * scale < k.min || value * scale > k.max) {
-    problem = std::string(k.name) + "=" + quote(text) + " is out of range (" + std::to_string(k.min) + " to " +
-              std::to_string(k.max) + ")";
+    problem = std::string(k.name) + "=" + quote(text) + " is out of range (" + std::to_string(k.min) +
+              " to " + std::to_string(k.max) + ")";
     return false;
   }
   out = value * scale;
@@ -302,9 +311,13 @@ std::string problem_of(const Knob& k, std::string_view text) {
 
 }  // namespace
 
-std::span<const Knob> knobs() noexcept { return kKnobs; }
+std::span<const Knob> knobs() noexcept {
+  return kKnobs;
+}
 
-const Knob& knob(KnobId id) noexcept { return kKnobs[static_cast<std::size_t>(id)]; }
+const Knob& knob(KnobId id) noexcept {
+  return kKnobs[static_cast<std::size_t>(id)];
+}
 
 const char* layer_name(KnobLayer layer) noexcept {
   switch (layer) {
@@ -322,7 +335,9 @@ const char* layer_name(KnobLayer layer) noexcept {
   return "?";
 }
 
-bool knob_is_set(KnobId id) { return env_value(knob(id)) != nullptr; }
+bool knob_is_set(KnobId id) {
+  return env_value(knob(id)) != nullptr;
+}
 
 std::string knob_text(KnobId id) {
   const Knob& k = knob(id);
@@ -330,7 +345,9 @@ std::string knob_text(KnobId id) {
   return v != nullptr ? v : k.default_value;
 }
 
-std::string knob_problem(KnobId id) { return problem_of(knob(id), knob_text(id)); }
+std::string knob_problem(KnobId id) {
+  return problem_of(knob(id), knob_text(id));
+}
 
 bool knob_flag(KnobId id) {
   const std::string v = knob_text(id);

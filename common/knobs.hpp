@@ -24,16 +24,16 @@ enum class KnobKind : std::uint8_t {
 enum class KnobLayer : std::uint8_t { kPaths, kMpi, kMpiCollectives, kLauncher, kBench };
 
 struct Knob {
-  const char* name;           ///< the environment variable
+  const char* name;  ///< the environment variable
   KnobLayer layer;
   KnobKind kind;
   const char* default_value;  ///< as the variable would spell it ("" for kText: unset)
   const char* choices;        ///< kChoice: "a|b|c"; otherwise nullptr
   std::int64_t min;           ///< kInteger, kBytes
   std::int64_t max;
-  const char* what;           ///< what it changes
-  const char* why;            ///< why the default is what it is
-  bool for_tests;             ///< a test hook, not a tuning knob
+  const char* what;  ///< what it changes
+  const char* why;   ///< why the default is what it is
+  bool for_tests;    ///< a test hook, not a tuning knob
 };
 
 /// Every knob, in the order takyon-info and docs/tuning.md list them.

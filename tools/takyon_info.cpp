@@ -18,7 +18,8 @@ using takyon::common::KnobId;
 using takyon::common::KnobKind;
 
 constexpr const char* kUsage =
-    "usage: takyon-info [-a|--all] [--providers] [--knobs] [--knobs-markdown] [--providers-markdown] [--check]\n"
+    "usage: takyon-info [-a|--all] [--providers] [--knobs] [--knobs-markdown] [--providers-markdown] "
+    "[--check]\n"
     "\n"
     "  (no option)        the build, the providers, and every knob with its current value\n"
     "  -a, --all          also why each knob has its default\n"
@@ -28,7 +29,9 @@ constexpr const char* kUsage =
     "  --providers-markdown  the provider table as README.md shows it\n"
     "  --check            exit 1, naming each, if a knob is set to a value it cannot take\n";
 
-const char* yes(bool b) { return b ? "yes" : "no"; }
+const char* yes(bool b) {
+  return b ? "yes" : "no";
+}
 
 const char* reach_name(TakyonProviderReach r) {
   switch (r) {
@@ -70,19 +73,20 @@ void print_build() {
 
 void print_providers() {
   std::printf("\nProviders (takyon_providers.h)\n");
-  std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %s\n", "name", "reach", "addressing", "built",
-              "shares", "reliable", "connected", "direction", "stream", "app bufs", "max message");
+  std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %s\n", "name", "reach", "addressing",
+              "built", "shares", "reliable", "connected", "direction", "stream", "app bufs", "max message");
   for (const TakyonProviderInfo& p : takyon::providers()) {
     const char* direction = p.sends && p.receives ? "both" : (p.sends ? "send" : "receive");
     std::string app = std::string(p.app_send_buffers ? "s" : "-") + (p.app_recv_buffers ? "r" : "-");
     std::string max = p.max_message_bytes == 0 ? "buffer" : std::to_string(p.max_message_bytes) + " B";
     std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %s\n", p.name, reach_name(p.reach),
-                addressing_text(p.addressing).c_str(), yes(p.available), yes(p.shares_buffers), yes(p.reliable),
-                yes(p.connected), direction, yes(p.stream), app.c_str(), max.c_str());
+                addressing_text(p.addressing).c_str(), yes(p.available), yes(p.shares_buffers),
+                yes(p.reliable), yes(p.connected), direction, yes(p.stream), app.c_str(), max.c_str());
   }
   std::printf("  (app bufs: s = send, r = receive buffers may be application memory)\n");
   for (const TakyonProviderInfo& p : takyon::providers()) {
-    std::printf("  %-20s %s%s%s\n", p.name, p.description, p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
+    std::printf("  %-20s %s%s%s\n", p.name, p.description,
+                p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
                 p.peer_name != std::string_view(p.name) ? p.peer_name : "");
   }
 }
@@ -117,8 +121,8 @@ void print_knobs(bool why) {
     const std::string problem = takyon::common::knob_problem(id);
     std::printf("  %s = %s%s%s\n", k.name, value.empty() ? "(unset)" : value.c_str(),
                 set ? "  [from the environment]" : "", problem.empty() ? "" : "  [INVALID]");
-    std::printf("      %s%s (%s; default %s)\n", k.what, k.for_tests ? " [test hook]" : "", kind_text(k).c_str(),
-                k.default_value[0] != '\0' ? k.default_value : "unset");
+    std::printf("      %s%s (%s; default %s)\n", k.what, k.for_tests ? " [test hook]" : "",
+                kind_text(k).c_str(), k.default_value[0] != '\0' ? k.default_value : "unset");
     if (why) std::printf("      why: %s\n", k.why);
   }
 }
@@ -126,8 +130,10 @@ void print_knobs(bool why) {
 std::string escape_md(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -137,8 +143,10 @@ void print_knobs_markdown() {
   for (const Knob& k : takyon::common::knobs()) {
     if (int(k.layer) != layer) {
       layer = int(k.layer);
-      std::printf("%s### %s\n\n| knob | values | default | what it does | why this default |\n|---|---|---|---|---|\n",
-                  layer == 0 ? "" : "\n", takyon::common::layer_name(k.layer));
+      std::printf(
+          "%s### %s\n\n| knob | values | default | what it does | why this default "
+          "|\n|---|---|---|---|---|\n",
+          layer == 0 ? "" : "\n", takyon::common::layer_name(k.layer));
     }
     std::printf("| `%s`%s | %s | %s | %s | %s |\n", k.name, k.for_tests ? " (test hook)" : "",
                 escape_md(kind_text(k)).c_str(),
@@ -153,9 +161,10 @@ void print_providers_markdown() {
     const char* where = p.reach == TAKYON_REACH_THREADS     ? "threads of one process"
                         : p.reach == TAKYON_REACH_PROCESSES ? "processes of one host"
                                                             : "processes on any hosts";
-    std::printf("| `%s` | %s | %s | %s%s%s |\n", p.name, where, p.reliable ? "yes" : "no: whole messages may be lost",
-                p.description, p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
-                p.peer_name != std::string_view(p.name) ? (std::string("`") + p.peer_name + "`").c_str() : "");
+    std::printf(
+        "| `%s` | %s | %s | %s%s%s |\n", p.name, where, p.reliable ? "yes" : "no: whole messages may be lost",
+        p.description, p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
+        p.peer_name != std::string_view(p.name) ? (std::string("`") + p.peer_name + "`").c_str() : "");
   }
 }
 

@@ -9,7 +9,8 @@
 namespace takyon::detail {
 
 struct UcxBackend {
-  static Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log, std::unique_ptr<Backend>& out);
+  static Status create(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                       std::unique_ptr<Backend>& out);
 };
 
 }  // namespace takyon::detail

@@ -14,33 +14,57 @@ std::mutex g_mutex;
 // a process forked later inherits UCX state without that thread: its tcp connections never
 // complete (measured: every event-driven tcp create in a forked child hung).
 std::map<std::string, std::weak_ptr<UcxContext>>& contexts() {
-  static auto* map = new std::map<std::string, std::weak_ptr<UcxContext>>;  // never destroyed: no exit-order issues
+  static auto* map =
+      new std::map<std::string, std::weak_ptr<UcxContext>>;  // never destroyed: no exit-order issues
   return *map;
 }
 
 // UCX 1.13's transport names and aliases (ucx_info -d, and the UCX_TLS documentation).
 constexpr std::string_view kKnownTls[] = {
-    "all",   "self",    "tcp",     "sm",      "shm",     "posix",   "sysv",    "cma",     "knem",   "xpmem",
-    "ib",    "rc",      "rc_v",    "rc_x",    "rc_verbs", "rc_mlx5", "ud",     "ud_v",    "ud_x",   "ud_verbs",
-    "ud_mlx5", "dc",    "dc_x",    "dc_mlx5", "mm",      "cuda",    "cuda_copy", "cuda_ipc", "gdr_copy", "rocm",
-    "rocm_copy", "rocm_ipc", "ugni", "ugni_rdma", "ugni_udt", "ugni_smsg"};
+    "all",  "self",      "tcp",       "sm",       "shm",      "posix", "sysv",      "cma",
+    "knem", "xpmem",     "ib",        "rc",       "rc_v",     "rc_x",  "rc_verbs",  "rc_mlx5",
+    "ud",   "ud_v",      "ud_x",      "ud_verbs", "ud_mlx5",  "dc",    "dc_x",      "dc_mlx5",
+    "mm",   "cuda",      "cuda_copy", "cuda_ipc", "gdr_copy", "rocm",  "rocm_copy", "rocm_ipc",
+    "ugni", "ugni_rdma", "ugni_udt",  "ugni_smsg"};
 
 }  // namespace
 
 std::string ucs_text(ucs_status_t status) {
   std::string name;
   switch (status) {
-    case UCS_ERR_UNREACHABLE: name = "UCS_ERR_UNREACHABLE"; break;
-    case UCS_ERR_NO_RESOURCE: name = "UCS_ERR_NO_RESOURCE"; break;
-    case UCS_ERR_NO_MEMORY: name = "UCS_ERR_NO_MEMORY"; break;
-    case UCS_ERR_INVALID_PARAM: name = "UCS_ERR_INVALID_PARAM"; break;
-    case UCS_ERR_CONNECTION_RESET: name = "UCS_ERR_CONNECTION_RESET"; break;
-    case UCS_ERR_ENDPOINT_TIMEOUT: name = "UCS_ERR_ENDPOINT_TIMEOUT"; break;
-    case UCS_ERR_CANCELED: name = "UCS_ERR_CANCELED"; break;
-    case UCS_ERR_NO_DEVICE: name = "UCS_ERR_NO_DEVICE"; break;
-    case UCS_ERR_UNSUPPORTED: name = "UCS_ERR_UNSUPPORTED"; break;
-    case UCS_ERR_IO_ERROR: name = "UCS_ERR_IO_ERROR"; break;
-    default: name = "ucs_status " + std::to_string(static_cast<int>(status)); break;
+    case UCS_ERR_UNREACHABLE:
+      name = "UCS_ERR_UNREACHABLE";
+      break;
+    case UCS_ERR_NO_RESOURCE:
+      name = "UCS_ERR_NO_RESOURCE";
+      break;
+    case UCS_ERR_NO_MEMORY:
+      name = "UCS_ERR_NO_MEMORY";
+      break;
+    case UCS_ERR_INVALID_PARAM:
+      name = "UCS_ERR_INVALID_PARAM";
+      break;
+    case UCS_ERR_CONNECTION_RESET:
+      name = "UCS_ERR_CONNECTION_RESET";
+      break;
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+      name = "UCS_ERR_ENDPOINT_TIMEOUT";
+      break;
+    case UCS_ERR_CANCELED:
+      name = "UCS_ERR_CANCELED";
+      break;
+    case UCS_ERR_NO_DEVICE:
+      name = "UCS_ERR_NO_DEVICE";
+      break;
+    case UCS_ERR_UNSUPPORTED:
+      name = "UCS_ERR_UNSUPPORTED";
+      break;
+    case UCS_ERR_IO_ERROR:
+      name = "UCS_ERR_IO_ERROR";
+      break;
+    default:
+      name = "ucs_status " + std::to_string(static_cast<int>(status));
+      break;
   }
   return name + " (" + ucs_status_string(status) + ")";
 }
@@ -49,8 +73,10 @@ Status check_tls_list(const std::string& tls, const std::string& provider, Error
   std::string_view rest = tls;
   if (!rest.empty() && rest.front() == '^') rest.remove_prefix(1);
   if (rest.empty()) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': -tls= names no transport (e.g. -tls=tcp, "
-                       "-tls=sysv,self, -tls=^tcp)", provider.c_str());
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': -tls= names no transport (e.g. -tls=tcp, "
+                       "-tls=sysv,self, -tls=^tcp)",
+                       provider.c_str());
   }
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
@@ -58,15 +84,17 @@ Status check_tls_list(const std::string& tls, const std::string& provider, Error
     bool known = false;
     for (std::string_view k : kKnownTls) known = known || k == name;
     if (!known) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument,
-                         "interconnect '%s': -tls= names '%.*s', which is not a UCX transport (known: tcp, self, sm/shm, "
-                         "posix, sysv, cma, knem, xpmem, ib, rc, ud, dc, cuda_copy, cuda_ipc, gdr_copy, ...)",
-                         provider.c_str(), static_cast<int>(name.size()), name.data());
+      return TAKYON_FAIL(
+          log, Status::kInvalidArgument,
+          "interconnect '%s': -tls= names '%.*s', which is not a UCX transport (known: tcp, self, sm/shm, "
+          "posix, sysv, cma, knem, xpmem, ib, rc, ud, dc, cuda_copy, cuda_ipc, gdr_copy, ...)",
+          provider.c_str(), static_cast<int>(name.size()), name.data());
     }
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
     if (rest.empty()) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': -tls= ends with a comma", provider.c_str());
+      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': -tls= ends with a comma",
+                         provider.c_str());
     }
   }
   return Status::kOk;
@@ -107,6 +135,8 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
   return Status::kOk;
 }
 
-UcxContext::~UcxContext() { ucp_cleanup(context_); }
+UcxContext::~UcxContext() {
+  ucp_cleanup(context_);
+}
 
 }  // namespace takyon::detail

@@ -58,9 +58,9 @@ struct AmHeader {
   uint64_t offset;
 };
 static_assert(sizeof(AmHeader) == 24);
-constexpr uint32_t kNoBuffer = UINT32_MAX;     // credits only
-constexpr uint32_t kHello = UINT32_MAX - 1;    // create: the connection works
-constexpr size_t kHelloBytes = 1024;           // an eager copied message on every UCX transport
+constexpr uint32_t kNoBuffer = UINT32_MAX;   // credits only
+constexpr uint32_t kHello = UINT32_MAX - 1;  // create: the connection works
+constexpr size_t kHelloBytes = 1024;         // an eager copied message on every UCX transport
 constexpr unsigned kAmId = 0x7a;
 constexpr size_t kMaxPiggyback = 32;
 
@@ -108,7 +108,9 @@ class Reader {
   size_t at_ = 0;
 };
 
-bool request_pending(void* request) { return request != nullptr && ucp_request_check_status(request) == UCS_INPROGRESS; }
+bool request_pending(void* request) {
+  return request != nullptr && ucp_request_check_status(request) == UCS_INPROGRESS;
+}
 
 std::string printable_prefix(const std::byte* data, size_t n) {
   std::string out;
@@ -121,7 +123,8 @@ std::string printable_prefix(const std::byte* data, size_t n) {
 
 }  // namespace
 
-UcxEndpoint::UcxEndpoint(std::shared_ptr<UcxContext> context, StreamConnection stream, Options options, ErrorLog& log)
+UcxEndpoint::UcxEndpoint(std::shared_ptr<UcxContext> context, StreamConnection stream, Options options,
+                         ErrorLog& log)
     : context_(std::move(context)), stream_(std::move(stream)), options_(std::move(options)), log_(log) {}
 
 UcxEndpoint::~UcxEndpoint() {
@@ -155,12 +158,14 @@ Status UcxEndpoint::create_worker() {
   handler.flags = UCP_AM_FLAG_WHOLE_MSG;
   status = ucp_worker_set_am_recv_handler(worker_, &handler);
   if (status != UCS_OK) {
-    return TAKYON_FAIL(log_, Status::kSystem, "ucp_worker_set_am_recv_handler failed: %s", ucs_text(status).c_str());
+    return TAKYON_FAIL(log_, Status::kSystem, "ucp_worker_set_am_recv_handler failed: %s",
+                       ucs_text(status).c_str());
   }
   return Status::kOk;
 }
 
-Status UcxEndpoint::map_region(std::byte* app_addr, uint64_t bytes, bool allocate, const char* what, Region& out) {
+Status UcxEndpoint::map_region(std::byte* app_addr, uint64_t bytes, bool allocate, const char* what,
+                               Region& out) {
   out.bytes = bytes;
   if (bytes == 0) return Status::kOk;
   ucp_mem_map_params_t params{};
@@ -186,7 +191,8 @@ Status UcxEndpoint::map_region(std::byte* app_addr, uint64_t bytes, bool allocat
   attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
   const ucs_status_t queried = ucp_mem_query(out.memh, &attr);
   if (queried != UCS_OK) {
-    return TAKYON_FAIL(log_, Status::kSystem, "ucp_mem_query of %s failed: %s", what, ucs_text(queried).c_str());
+    return TAKYON_FAIL(log_, Status::kSystem, "ucp_mem_query of %s failed: %s", what,
+                       ucs_text(queried).c_str());
   }
   out.addr = static_cast<std::byte*>(attr.address);
   std::memset(out.addr, 0, bytes);
@@ -214,17 +220,19 @@ Status UcxEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
   // that memory can be mapped by the peer (the map protocol).
   for (size_t i = 0; i < nrecv; ++i) {
     const BufferSpec& spec = config.recv[i];
-    if (map_region(spec.app_addr, spec.bytes, spec.app_addr == nullptr, "a receive buffer", recv_regions_[i]) !=
-        Status::kOk) {
+    if (map_region(spec.app_addr, spec.bytes, spec.app_addr == nullptr, "a receive buffer",
+                   recv_regions_[i]) != Status::kOk) {
       return log_.status();
     }
     buffers_.recv.push_back(recv_regions_[i].addr);
     recv_size_.push_back(spec.bytes);
   }
   const uint64_t control_bytes = sizeof(MailboxHeader) + sizeof(MailboxSlot) * std::max<size_t>(nrecv, 1);
-  if (map_region(nullptr, control_bytes, true, "the notification area", control_) != Status::kOk) return log_.status();
+  if (map_region(nullptr, control_bytes, true, "the notification area", control_) != Status::kOk)
+    return log_.status();
   new (control_.addr) MailboxHeader;
-  for (size_t i = 0; i < nrecv; ++i) new (control_.addr + sizeof(MailboxHeader) + i * sizeof(MailboxSlot)) MailboxSlot;
+  for (size_t i = 0; i < nrecv; ++i)
+    new (control_.addr + sizeof(MailboxHeader) + i * sizeof(MailboxSlot)) MailboxSlot;
 
   tickets_.resize(nrecv);
   for (size_t i = 0; i < nrecv; ++i) tickets_[i] = {this, static_cast<int>(i)};
@@ -252,8 +260,8 @@ Status UcxEndpoint::send_hello() {
   if (UCS_PTR_IS_ERR(hello_req_)) {
     const ucs_status_t error = UCS_PTR_STATUS(hello_req_);
     hello_req_ = nullptr;
-    return TAKYON_FAIL(log_, Status::kDisconnected, "UCX could not send to %s's worker: %s", stream_.peer.c_str(),
-                       ucs_text(error).c_str());
+    return TAKYON_FAIL(log_, Status::kDisconnected, "UCX could not send to %s's worker: %s",
+                       stream_.peer.c_str(), ucs_text(error).c_str());
   }
   return Status::kOk;
 }
@@ -261,13 +269,15 @@ Status UcxEndpoint::send_hello() {
 Status UcxEndpoint::connect_timeout() {
   return TAKYON_FAIL(log_, Status::kTimeout,
                      "UCX did not connect to %s's worker within path_create_timeout (transports: %s)",
-                     stream_.peer.c_str(), context_->tls().empty() ? "UCX's default" : context_->tls().c_str());
+                     stream_.peer.c_str(),
+                     context_->tls().empty() ? "UCX's default" : context_->tls().c_str());
 }
 
 Status UcxEndpoint::confirm_connection(Deadline deadline, bool can_map) {
   void* hello = hello_req_;
   hello_req_ = nullptr;
-  Status status = wait([&] { return hello_received_ && !request_pending(hello); }, deadline, Wait::kConnect, -1);
+  Status status =
+      wait([&] { return hello_received_ && !request_pending(hello); }, deadline, Wait::kConnect, -1);
   void* flush = nullptr;
   if (status == Status::kOk) {
     ucp_request_param_t fp{};
@@ -283,10 +293,11 @@ Status UcxEndpoint::confirm_connection(Deadline deadline, bool can_map) {
   for (void* request : {hello, flush}) {
     if (request == nullptr) continue;
     const ucs_status_t done = ucp_request_check_status(request);
-    ucp_request_free(request);  // a pending one is freed by UCX when it completes (hello_payload_ outlives it)
+    ucp_request_free(
+        request);  // a pending one is freed by UCX when it completes (hello_payload_ outlives it)
     if (done != UCS_OK && done != UCS_INPROGRESS && status == Status::kOk) {
-      status = TAKYON_FAIL(log_, Status::kDisconnected, "UCX could not reach %s's worker: %s", stream_.peer.c_str(),
-                           ucs_text(done).c_str());
+      status = TAKYON_FAIL(log_, Status::kDisconnected, "UCX could not reach %s's worker: %s",
+                           stream_.peer.c_str(), ucs_text(done).c_str());
     }
   }
   // The peer may still need this side's progress to finish its own wireup: keep progressing
@@ -298,8 +309,8 @@ Status UcxEndpoint::confirm_connection(Deadline deadline, bool can_map) {
   return status;
 }
 
-Status UcxEndpoint::exchange(const std::vector<std::byte>& mine, std::vector<std::byte>& theirs, size_t fixed_bytes,
-                             Deadline deadline, const char* what) {
+Status UcxEndpoint::exchange(const std::vector<std::byte>& mine, std::vector<std::byte>& theirs,
+                             size_t fixed_bytes, Deadline deadline, const char* what) {
   // Full duplex: both sides write first, so neither may insist on finishing its write before
   // reading (a large greeting would fill both socket buffers). A greeting is read in two steps:
   // its fixed head (checked at once: a stranger is named by its first bytes), then its body.
@@ -359,9 +370,11 @@ Status UcxEndpoint::exchange(const std::vector<std::byte>& mine, std::vector<std
     short revents = 0;
     const Status waited = wait_fd(fd, events, deadline, -1, revents, log_);
     if (waited == Status::kTimedOut) {
-      return TAKYON_FAIL(log_, Status::kTimeout,
-                         "%s sent %zu of the %zu bytes of its %s before path_create_timeout (a Takyon Ucx endpoint "
-                         "sends it at once)", stream_.peer.c_str(), got, theirs.size(), what);
+      return TAKYON_FAIL(
+          log_, Status::kTimeout,
+          "%s sent %zu of the %zu bytes of its %s before path_create_timeout (a Takyon Ucx endpoint "
+          "sends it at once)",
+          stream_.peer.c_str(), got, theirs.size(), what);
     }
     if (waited != Status::kOk) return waited;
   }
@@ -371,7 +384,8 @@ Status UcxEndpoint::read_greeting_length(const std::vector<std::byte>& fixed, ui
   GreetingHead head{};
   std::memcpy(&head, fixed.data(), sizeof(head));
   if (head.body_bytes == 0 || head.body_bytes > kMaxBody) {
-    return TAKYON_FAIL(log_, Status::kProtocol, "%s announced a greeting body of %llu bytes: not a Takyon Ucx endpoint",
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s announced a greeting body of %llu bytes: not a Takyon Ucx endpoint",
                        stream_.peer.c_str(), static_cast<unsigned long long>(head.body_bytes));
   }
   total = sizeof(GreetingHead) + head.body_bytes;
@@ -438,12 +452,14 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   std::memcpy(&peer, theirs.data(), sizeof(peer));
   const char expected_side = config.is_endpoint_a ? 'B' : 'A';
   if (peer.side != static_cast<uint32_t>(expected_side)) {
-    return TAKYON_FAIL(log_, Status::kProtocol, "%s says it is endpoint %c too; '%s' needs one endpoint A and one B",
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s says it is endpoint %c too; '%s' needs one endpoint A and one B",
                        stream_.peer.c_str(), config.side(), text.c_str());
   }
   if (peer.nsend > kMaxBuffers || peer.nrecv > kMaxBuffers || peer.worker_address_bytes == 0 ||
       peer.worker_address_bytes > kMaxWorkerAddress || peer.protocol > 2) {
-    return TAKYON_FAIL(log_, Status::kProtocol, "%s sent a malformed greeting (nsend %u, nrecv %u, address %u bytes)",
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s sent a malformed greeting (nsend %u, nrecv %u, address %u bytes)",
                        stream_.peer.c_str(), peer.nsend, peer.nrecv, peer.worker_address_bytes);
   }
   Reader reader(theirs.data() + sizeof(GreetingHead), theirs.size() - sizeof(GreetingHead));
@@ -482,28 +498,33 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
     std::strcpy(verdict.word, "REFUSE");
     std::snprintf(verdict.reason, sizeof(verdict.reason),
                   "endpoint %c asked for -protocol=%s and endpoint %c for -protocol=%s", config.side(),
-                  wish == Protocol::kMap ? "map" : "am", expected_side, peer_wish == Protocol::kMap ? "map" : "am");
+                  wish == Protocol::kMap ? "map" : "am", expected_side,
+                  peer_wish == Protocol::kMap ? "map" : "am");
   }
   // UCX trusts worker addresses completely (a malformed one aborts the process), so take only
   // one that starts like ours: the same UCX build writes the same address header.
   if (std::strcmp(verdict.word, "OK") == 0 && peer_address[0] != my_address_head) {
     std::strcpy(verdict.word, "REFUSE");
-    std::snprintf(verdict.reason, sizeof(verdict.reason),
-                  "endpoint %c sent a UCX worker address that endpoint %c's UCX cannot read (header byte 0x%02x, "
-                  "expected 0x%02x: a different UCX version, or not a Takyon endpoint)", expected_side, config.side(),
-                  static_cast<unsigned>(peer_address[0]), static_cast<unsigned>(my_address_head));
+    std::snprintf(
+        verdict.reason, sizeof(verdict.reason),
+        "endpoint %c sent a UCX worker address that endpoint %c's UCX cannot read (header byte 0x%02x, "
+        "expected 0x%02x: a different UCX version, or not a Takyon endpoint)",
+        expected_side, config.side(), static_cast<unsigned>(peer_address[0]),
+        static_cast<unsigned>(my_address_head));
   }
   std::vector<std::byte> my_verdict;
   put(my_verdict, verdict);
   std::vector<std::byte> their_bytes;
-  if (exchange(my_verdict, their_bytes, sizeof(Verdict), deadline, "verdict") != Status::kOk) return log_.status();
+  if (exchange(my_verdict, their_bytes, sizeof(Verdict), deadline, "verdict") != Status::kOk)
+    return log_.status();
   Verdict their{};
   std::memcpy(&their, their_bytes.data(), sizeof(their));
   their.word[sizeof(their.word) - 1] = '\0';
   their.reason[sizeof(their.reason) - 1] = '\0';
   if (std::strcmp(verdict.word, "OK") != 0) return TAKYON_FAIL(log_, Status::kProtocol, "%s", verdict.reason);
   if (std::strcmp(their.word, "OK") != 0) {
-    return TAKYON_FAIL(log_, Status::kProtocol, "%s refused the connection: %s", stream_.peer.c_str(), their.reason);
+    return TAKYON_FAIL(log_, Status::kProtocol, "%s refused the connection: %s", stream_.peer.c_str(),
+                       their.reason);
   }
 
   // Endpoint B creates its UCX endpoint only once A's hello has come in over A's: two workers
@@ -524,9 +545,10 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   if (ustatus != UCS_OK) {
     ep_ = nullptr;
     return TAKYON_FAIL(log_, Status::kUnsupported,
-                       "endpoint %c cannot reach %s's UCX worker with the transports it has%s%s: %s", config.side(),
-                       stream_.peer.c_str(), context_->tls().empty() ? "" : " (-tls=",
-                       context_->tls().empty() ? "" : (context_->tls() + ")").c_str(), ucs_text(ustatus).c_str());
+                       "endpoint %c cannot reach %s's UCX worker with the transports it has%s%s: %s",
+                       config.side(), stream_.peer.c_str(), context_->tls().empty() ? "" : " (-tls=",
+                       context_->tls().empty() ? "" : (context_->tls() + ")").c_str(),
+                       ucs_text(ustatus).c_str());
   }
   if (send_hello() != Status::kOk) return log_.status();
   // Which of the peer's areas this process can map (a local question: no wireup needed).
@@ -562,22 +584,23 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   const bool want_am = wish == Protocol::kAm || peer_wish == Protocol::kAm;
   mapped_ = can_map && peer_can_map && !want_am;
   if (!mapped_ && (wish == Protocol::kMap || peer_wish == Protocol::kMap)) {
-    return TAKYON_FAIL(log_, Status::kProtocol,
-                       "-protocol=map, but endpoint %c cannot map endpoint %c's receive buffers (UCX maps memory only "
-                       "over shared-memory transports, and only buffers Takyon allocated)%s%s",
-                       can_map ? expected_side : config.side(), can_map ? config.side() : expected_side,
-                       map_problem.empty() ? "" : ": ", map_problem.c_str());
+    return TAKYON_FAIL(
+        log_, Status::kProtocol,
+        "-protocol=map, but endpoint %c cannot map endpoint %c's receive buffers (UCX maps memory only "
+        "over shared-memory transports, and only buffers Takyon allocated)%s%s",
+        can_map ? expected_side : config.side(), can_map ? config.side() : expected_side,
+        map_problem.empty() ? "" : ": ", map_problem.c_str());
   }
   buffers_.remote_recv_bytes = peer_recv;
   if (mapped_) {
     auto* peer_control = peer_recv_.front();
     peer_recv_.erase(peer_recv_.begin());
     Mailbox::Side my_side{reinterpret_cast<MailboxHeader*>(control_.addr),
-                       reinterpret_cast<MailboxSlot*>(control_.addr + sizeof(MailboxHeader))};
+                          reinterpret_cast<MailboxSlot*>(control_.addr + sizeof(MailboxHeader))};
     Mailbox::Side theirs_side{reinterpret_cast<MailboxHeader*>(peer_control),
                               reinterpret_cast<MailboxSlot*>(peer_control + sizeof(MailboxHeader))};
-    mailbox_ = std::make_unique<Mailbox>(my_side, theirs_side, static_cast<int>(nsend), static_cast<int>(nrecv), true,
-                                         options_.polling, this);
+    mailbox_ = std::make_unique<Mailbox>(my_side, theirs_side, static_cast<int>(nsend),
+                                         static_cast<int>(nrecv), true, options_.polling, this);
   } else {
     peer_recv_.clear();
   }
@@ -586,8 +609,8 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
 
 // ----- active messages -------------------------------------------------------------------------
 
-ucs_status_t UcxEndpoint::on_data(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                  const ucp_am_recv_param_t* param) {
+ucs_status_t UcxEndpoint::on_data(void* arg, const void* header, size_t header_length, void* data,
+                                  size_t length, const ucp_am_recv_param_t* param) {
   return static_cast<UcxEndpoint*>(arg)->handle_data(header, header_length, data, length, param);
 }
 
@@ -601,7 +624,8 @@ ucs_status_t UcxEndpoint::handle_data(const void* header, size_t header_length, 
                                       const ucp_am_recv_param_t* param) {
   AmHeader h{};
   if (header_length < sizeof(h)) {
-    protocol_error(Status::kProtocol, strf("the peer sent an active message with a %zu-byte header", header_length));
+    protocol_error(Status::kProtocol,
+                   strf("the peer sent an active message with a %zu-byte header", header_length));
     return UCS_OK;
   }
   std::memcpy(&h, header, sizeof(h));
@@ -615,13 +639,15 @@ ucs_status_t UcxEndpoint::handle_data(const void* header, size_t header_length, 
     uint32_t c = 0;
     std::memcpy(&c, credits + 4 * i, 4);
     if (c >= remote_busy_.size() || remote_busy_[c] == 0) {
-      protocol_error(Status::kProtocol, strf("the peer freed its receive buffer %u, which held no message of ours", c));
+      protocol_error(Status::kProtocol,
+                     strf("the peer freed its receive buffer %u, which held no message of ours", c));
       return UCS_OK;
     }
     remote_busy_[c] = 0;
   }
   if (h.buffer == kHello) {
-    if (length != kHelloBytes || hello_received_) protocol_error(Status::kProtocol, "the peer sent a malformed hello");
+    if (length != kHelloBytes || hello_received_)
+      protocol_error(Status::kProtocol, "the peer sent a malformed hello");
     hello_received_ = true;
     return UCS_OK;
   }
@@ -630,16 +656,20 @@ ucs_status_t UcxEndpoint::handle_data(const void* header, size_t header_length, 
     return UCS_OK;
   }
   const uint32_t b = h.buffer;
-  if (b >= state_.size() || h.bytes != length || h.offset > recv_size_[b] || h.bytes > recv_size_[b] - h.offset) {
-    protocol_error(Status::kProtocol,
-                   strf("the peer sent %zu bytes announced as %llu bytes at offset %llu of receive buffer %u, which "
-                        "does not fit (%zu receive buffers)", length, static_cast<unsigned long long>(h.bytes),
-                        static_cast<unsigned long long>(h.offset), b, state_.size()));
+  if (b >= state_.size() || h.bytes != length || h.offset > recv_size_[b] ||
+      h.bytes > recv_size_[b] - h.offset) {
+    protocol_error(
+        Status::kProtocol,
+        strf("the peer sent %zu bytes announced as %llu bytes at offset %llu of receive buffer %u, which "
+             "does not fit (%zu receive buffers)",
+             length, static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(h.offset), b,
+             state_.size()));
     return UCS_OK;
   }
   if (state_[b] != kEmpty) {
-    protocol_error(Status::kProtocol,
-                   strf("the peer sent a message into receive buffer %u, which still holds one not received", b));
+    protocol_error(
+        Status::kProtocol,
+        strf("the peer sent a message into receive buffer %u, which still holds one not received", b));
     return UCS_OK;
   }
   std::byte* dest = recv_regions_[b].addr + h.offset;
@@ -679,8 +709,9 @@ void UcxEndpoint::on_rndv_done(void* request, ucs_status_t status, size_t length
   if (self->tearing_down_) return;
   if (status != UCS_OK || length != self->arrived_bytes_[b]) {
     self->state_[b] = kEmpty;
-    self->protocol_error(Status::kDisconnected,
-                         strf("the message into receive buffer %d was lost in transfer: %s", b, ucs_text(status).c_str()));
+    self->protocol_error(
+        Status::kDisconnected,
+        strf("the message into receive buffer %d was lost in transfer: %s", b, ucs_text(status).c_str()));
     return;
   }
   self->state_[b] = kArrived;
@@ -697,8 +728,8 @@ Status UcxEndpoint::send_credits() {
     p.flags = UCP_AM_SEND_FLAG_EAGER;
     void* request = ucp_am_send_nbx(ep_, kAmId, header.data(), header.size(), nullptr, 0, &p);
     if (UCS_PTR_IS_ERR(request)) {
-      return TAKYON_FAIL(log_, Status::kDisconnected, "returning buffers to %s failed: %s", stream_.peer.c_str(),
-                         ucs_text(UCS_PTR_STATUS(request)).c_str());
+      return TAKYON_FAIL(log_, Status::kDisconnected, "returning buffers to %s failed: %s",
+                         stream_.peer.c_str(), ucs_text(UCS_PTR_STATUS(request)).c_str());
     }
     if (request != nullptr) control_sends_.push_back({std::move(header), request});  // reaped by progress()
     owed_credits_.erase(owed_credits_.begin(), owed_credits_.begin() + static_cast<ptrdiff_t>(n));
@@ -709,7 +740,8 @@ Status UcxEndpoint::send_credits() {
 Status UcxEndpoint::send_am(int buffer, const SendArgs& args) {
   std::byte* header = send_headers_[buffer].data();
   const size_t ncredits = std::min(owed_credits_.size(), kMaxPiggyback);
-  const AmHeader h{static_cast<uint32_t>(buffer), static_cast<uint32_t>(ncredits), args.bytes, args.dest_offset};
+  const AmHeader h{static_cast<uint32_t>(buffer), static_cast<uint32_t>(ncredits), args.bytes,
+                   args.dest_offset};
   std::memcpy(header, &h, sizeof(h));
   if (ncredits != 0) std::memcpy(header + sizeof(h), owed_credits_.data(), 4 * ncredits);
   const Region& region = send_regions_[buffer];
@@ -725,7 +757,8 @@ Status UcxEndpoint::send_am(int buffer, const SendArgs& args) {
                        static_cast<unsigned long long>(args.bytes), stream_.peer.c_str(),
                        ucs_text(UCS_PTR_STATUS(request)).c_str());
   }
-  if (ncredits != 0) owed_credits_.erase(owed_credits_.begin(), owed_credits_.begin() + static_cast<ptrdiff_t>(ncredits));
+  if (ncredits != 0)
+    owed_credits_.erase(owed_credits_.begin(), owed_credits_.begin() + static_cast<ptrdiff_t>(ncredits));
   remote_busy_[buffer] = 1;
   send_req_[buffer] = request;
   return Status::kOk;
@@ -804,7 +837,8 @@ Status UcxEndpoint::wait_step(Deadline deadline, int64_t& spin_since) {
   timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
   const int n = ppoll(fds, 2, wait_ns == INT64_MAX ? nullptr : &ts, nullptr);
   if (n < 0 && errno != EINTR) {
-    return TAKYON_FAIL(log_, Status::kSystem, "poll on the UCX wakeup descriptor failed: %s", errno_text(errno).c_str());
+    return TAKYON_FAIL(log_, Status::kSystem, "poll on the UCX wakeup descriptor failed: %s",
+                       errno_text(errno).c_str());
   }
   if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) next_stream_check_ns_ = 0;
   return Status::kOk;
@@ -819,8 +853,8 @@ Status UcxEndpoint::write_stream(char code) {
     eof_ = true;
     return Status::kOk;  // reported by the caller as the peer being gone
   }
-  return TAKYON_FAIL(log_, Status::kSystem, "writing to the connection with %s failed: %s", stream_.peer.c_str(),
-                     n < 0 ? errno_text(errno).c_str() : "short write");
+  return TAKYON_FAIL(log_, Status::kSystem, "writing to the connection with %s failed: %s",
+                     stream_.peer.c_str(), n < 0 ? errno_text(errno).c_str() : "short write");
 }
 
 Status UcxEndpoint::check_stream() {
@@ -855,7 +889,8 @@ Status UcxEndpoint::check_stream() {
   if (now < next_tick_ns_) return Status::kOk;
   next_tick_ns_ = now + kLinkTickNs;
   bool idle = false;
-  if (check_tcp_link(stream_.fd.get(), outq_since_ns_, stream_.peer, idle, log_) != Status::kOk) return log_.status();
+  if (check_tcp_link(stream_.fd.get(), outq_since_ns_, stream_.peer, idle, log_) != Status::kOk)
+    return log_.status();
   return idle ? write_stream(kHeartbeat) : Status::kOk;
 }
 
@@ -879,14 +914,26 @@ Status UcxEndpoint::peer_gone(Wait what, int buffer) {
   const std::string why = gone_reason();
   const char* waiting = "";
   switch (what) {
-    case Wait::kMessage: waiting = "a message"; break;
-    case Wait::kCredit: waiting = "the peer to receive the previous message in this buffer"; break;
-    case Wait::kSendDone: waiting = "the send to finish"; break;
-    case Wait::kClose: waiting = "the peer to destroy its endpoint"; break;
-    case Wait::kConnect: waiting = "UCX to connect"; break;
+    case Wait::kMessage:
+      waiting = "a message";
+      break;
+    case Wait::kCredit:
+      waiting = "the peer to receive the previous message in this buffer";
+      break;
+    case Wait::kSendDone:
+      waiting = "the send to finish";
+      break;
+    case Wait::kClose:
+      waiting = "the peer to destroy its endpoint";
+      break;
+    case Wait::kConnect:
+      waiting = "UCX to connect";
+      break;
   }
-  if (buffer < 0) return TAKYON_FAIL(log_, Status::kDisconnected, "%s while waiting for %s", why.c_str(), waiting);
-  return TAKYON_FAIL(log_, Status::kDisconnected, "%s while waiting on buffer %d for %s", why.c_str(), buffer, waiting);
+  if (buffer < 0)
+    return TAKYON_FAIL(log_, Status::kDisconnected, "%s while waiting for %s", why.c_str(), waiting);
+  return TAKYON_FAIL(log_, Status::kDisconnected, "%s while waiting on buffer %d for %s", why.c_str(), buffer,
+                     waiting);
 }
 
 // ----- the Backend operations ------------------------------------------------------------------
@@ -896,7 +943,8 @@ Status UcxEndpoint::send(const SendArgs& args) {
   if (mapped_) {
     const Status free = mailbox_->wait_send_slot(k, args.start, log_);
     if (free != Status::kOk) return free;
-    if (args.bytes != 0) std::memcpy(peer_recv_[k] + args.dest_offset, send_regions_[k].addr + args.src_offset, args.bytes);
+    if (args.bytes != 0)
+      std::memcpy(peer_recv_[k] + args.dest_offset, send_regions_[k].addr + args.src_offset, args.bytes);
     mailbox_->post(k, args.bytes, args.dest_offset);
     return Status::kOk;
   }
@@ -921,8 +969,8 @@ Status UcxEndpoint::is_send_finished(int buffer, Deadline finish) {
     if (request_pending(request)) {
       const Status done = wait([&] { return !request_pending(request); }, finish, Wait::kSendDone, buffer);
       if (done == Status::kTimedOut) {
-        return TAKYON_FAIL(log_, Status::kTimeout, "the send on buffer %d did not finish within send_finish_timeout",
-                           buffer);
+        return TAKYON_FAIL(log_, Status::kTimeout,
+                           "the send on buffer %d did not finish within send_finish_timeout", buffer);
       }
       if (done != Status::kOk) return done;
     }
@@ -947,12 +995,13 @@ Status UcxEndpoint::recv(int buffer, Deadline start, double finish_timeout, Recv
       if (started != Status::kOk) return started;
     }
     if (state == kArriving) {
-      const Status done = wait([&] { return state == kArrived; }, Deadline::after(finish_timeout), Wait::kMessage,
-                               buffer);
+      const Status done =
+          wait([&] { return state == kArrived; }, Deadline::after(finish_timeout), Wait::kMessage, buffer);
       if (done == Status::kTimedOut) {
-        return TAKYON_FAIL(log_, Status::kTimeout,
-                           "the message into buffer %d started to arrive but did not finish within recv_finish_timeout",
-                           buffer);
+        return TAKYON_FAIL(
+            log_, Status::kTimeout,
+            "the message into buffer %d started to arrive but did not finish within recv_finish_timeout",
+            buffer);
       }
       if (done != Status::kOk) return done;
     }
@@ -990,13 +1039,15 @@ Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {
     }
     if (result == Status::kOk) result = write_stream(kClosing);
     if (result == Status::kOk && !peer_closed_) {
-      result = eof_ ? Status::kDisconnected : wait([&] { return peer_closed_ || eof_; }, deadline, Wait::kClose, -1);
+      result = eof_ ? Status::kDisconnected
+                    : wait([&] { return peer_closed_ || eof_; }, deadline, Wait::kClose, -1);
       if (result == Status::kOk && !peer_closed_) result = Status::kDisconnected;
       if (result == Status::kDisconnected) result = peer_gone(Wait::kClose, -1);
     }
     if (result == Status::kTimedOut) {
-      result = TAKYON_FAIL(log_, Status::kTimeout, "%s did not destroy its endpoint within path_destroy_timeout",
-                           stream_.peer.c_str());
+      result =
+          TAKYON_FAIL(log_, Status::kTimeout, "%s did not destroy its endpoint within path_destroy_timeout",
+                      stream_.peer.c_str());
     }
   }
   // Release: requests, keys, the UCX endpoint, registrations, the worker.
@@ -1010,12 +1061,14 @@ Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {
   }
   if (cancelled) {
     const Deadline bound = Deadline::after(0.01);
-    while (!bound.expired() && std::any_of(recv_req_.begin(), recv_req_.end(), [](void* r) { return r != nullptr; })) {
+    while (!bound.expired() &&
+           std::any_of(recv_req_.begin(), recv_req_.end(), [](void* r) { return r != nullptr; })) {
       ucp_worker_progress(worker_);
     }
   }
   for (void*& request : recv_req_) {
-    if (request != nullptr) ucp_request_free(request);  // UCX frees it when it completes; on_rndv_done will not
+    if (request != nullptr)
+      ucp_request_free(request);  // UCX frees it when it completes; on_rndv_done will not
     request = nullptr;
   }
   for (void*& request : send_req_) {
@@ -1058,7 +1111,8 @@ Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {
     if (graceful && result == Status::kOk && !eof_) {
       // Keep this worker until the peer has closed its endpoint to it too.
       (void)write_stream(kClosed);
-      const Deadline bound = Deadline::after(std::min(1.0, static_cast<double>(deadline.remaining_ns(now_ns())) / 1e9));
+      const Deadline bound =
+          Deadline::after(std::min(1.0, static_cast<double>(deadline.remaining_ns(now_ns())) / 1e9));
       while (!eof_ && !bound.expired()) {
         ucp_worker_progress(worker_);
         if (check_stream() != Status::kOk) break;

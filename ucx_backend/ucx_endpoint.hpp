@@ -123,9 +123,9 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   std::vector<PageBuffer> owned_;
   std::vector<Region> send_regions_;
   std::vector<Region> recv_regions_;
-  Region control_;                    // mailbox header + slots (map protocol)
-  std::vector<ucp_rkey_h> rkeys_;     // the peer's control area, then its receive buffers
-  std::vector<std::byte*> peer_recv_; // mapped peer receive buffers (map protocol)
+  Region control_;                     // mailbox header + slots (map protocol)
+  std::vector<ucp_rkey_h> rkeys_;      // the peer's control area, then its receive buffers
+  std::vector<std::byte*> peer_recv_;  // mapped peer receive buffers (map protocol)
   std::unique_ptr<Mailbox> mailbox_;
 
   std::vector<uint64_t> recv_size_;
@@ -153,9 +153,9 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   bool hello_received_ = false;
   Status failure_ = Status::kOk;  // set by a callback that found the peer misbehaving
   std::string failure_text_;
-  bool peer_ready_ = false;   // create: the peer's UCX side is connected
+  bool peer_ready_ = false;    // create: the peer's UCX side is connected
   bool peer_can_map_ = false;  // ... and it can map this side's buffers
-  bool peer_closed_ = false;  // the peer's close code arrived on the stream
+  bool peer_closed_ = false;   // the peer's close code arrived on the stream
   bool eof_ = false;
   std::string stream_error_;
   int64_t next_tick_ns_ = 0;

@@ -55,8 +55,8 @@ static inline int parse_long(const char *s, long *out) {
 
 /* The MPI library's version string up to its first newline (`library`), and the CSV label: `given`,
  * or the library up to its first comma ("Open MPI v4.1.4", "Takyon MPI 0.1.0"). */
-static inline void library_and_label(char library[MPI_MAX_LIBRARY_VERSION_STRING], char *label, size_t label_size,
-                                     const char *given) {
+static inline void library_and_label(char library[MPI_MAX_LIBRARY_VERSION_STRING], char *label,
+                                     size_t label_size, const char *given) {
   int len = 0;
   MPI_Get_library_version(library, &len);
   char *nl = strchr(library, '\n');

@@ -144,18 +144,22 @@ static Probe probe(long iter, size_t bytes, int full) {
   return p;
 }
 
-static size_t probe_at(const Probe *p, int k) { return p->full ? (size_t)k : p->offsets[k]; }
+static size_t probe_at(const Probe *p, int k) {
+  return p->full ? (size_t)k : p->offsets[k];
+}
 
 static void fill(uint8_t *block, size_t bytes, long iter, int origin, int blk, int full) {
   Probe p = probe(iter, bytes, full);
   for (int k = 0; k < p.count; ++k) block[probe_at(&p, k)] = value(iter, origin, blk, probe_at(&p, k));
 }
 
-static void mismatch(int test, size_t bytes, long iter, int block, size_t offset, unsigned got, unsigned want) {
-  fprintf(stderr,
-          "mpi_coll: VALIDATION FAILED on rank %d: %s, %zu B, iteration %ld, block %d, offset %zu: got 0x%02x, "
-          "want 0x%02x\n",
-          g_rank, kNames[test], bytes, iter, block, offset, got, want);
+static void mismatch(int test, size_t bytes, long iter, int block, size_t offset, unsigned got,
+                     unsigned want) {
+  fprintf(
+      stderr,
+      "mpi_coll: VALIDATION FAILED on rank %d: %s, %zu B, iteration %ld, block %d, offset %zu: got 0x%02x, "
+      "want 0x%02x\n",
+      g_rank, kNames[test], bytes, iter, block, offset, got, want);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 3);
 }
@@ -201,7 +205,8 @@ static int call(int test, size_t bytes, long iter, int full, Buffers *b) {
     case kBcast:
       if (g_rank == root) fill(b->recv, bytes, iter, root, 0, full);
       rc = MPI_Bcast(b->recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
-      if (rc == MPI_SUCCESS && g_rank != root) b->validated += check(test, b->recv, bytes, iter, root, 0, full);
+      if (rc == MPI_SUCCESS && g_rank != root)
+        b->validated += check(test, b->recv, bytes, iter, root, 0, full);
       return rc;
     case kReduce:
     case kAllreduce:
@@ -221,7 +226,8 @@ static int call(int test, size_t bytes, long iter, int full, Buffers *b) {
       else
         rc = MPI_Allgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
       if (rc == MPI_SUCCESS && (test == kAllgather || g_rank == root)) {
-        for (int r = 0; r < g_size; ++r) b->validated += check(test, b->recv + (size_t)r * bytes, bytes, iter, r, 0, full);
+        for (int r = 0; r < g_size; ++r)
+          b->validated += check(test, b->recv + (size_t)r * bytes, bytes, iter, r, 0, full);
       }
       return rc;
     case kScatter:
@@ -265,7 +271,8 @@ static int agree(int rc) {
 
 /* --- statistics and output --------------------------------------------------------------------- */
 static const char *kCsvHeader =
-    "label,test,bytes,iterations,samples,avg_us,min_us,p50_us,p99_us,max_us,avg_MBps,p50_MBps,validated,ranks,"
+    "label,test,bytes,iterations,samples,avg_us,min_us,p50_us,p99_us,max_us,avg_MBps,p50_MBps,validated,"
+    "ranks,"
     "switches_per_iter\n";
 
 static long scaled(long base, long minimum, size_t bytes, double scale) {
@@ -340,15 +347,15 @@ static int run(int test, size_t bytes, const Options *o, Buffers *b, FILE *csv, 
     double avg_us = all_total / (double)iters * 1e6;
     SampleStats st = sample_stats(sample_s, samples);
     size_t shown = test == kBarrier ? 0 : bytes;
-    printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld%13.2f\n", shown, avg_us, st.min_us, st.p50_us, st.p99_us,
-           st.max_us, iters, switches);
+    printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld%13.2f\n", shown, avg_us, st.min_us, st.p50_us,
+           st.p99_us, st.max_us, iters, switches);
     fflush(stdout);
     if (csv) {
       double mbps = avg_us > 0 ? (double)shown / avg_us : 0,
              p50_mbps = st.p50_us > 0 ? (double)shown / st.p50_us : 0;
-      fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld,%d,%.4g\n", label, kNames[test], shown,
-              iters, samples, avg_us, st.min_us, st.p50_us, st.p99_us, st.max_us, mbps, p50_mbps, validated, g_size,
-              switches);
+      fprintf(csv, "%s,%s,%zu,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%ld,%d,%.4g\n", label, kNames[test],
+              shown, iters, samples, avg_us, st.min_us, st.p50_us, st.p99_us, st.max_us, mbps, p50_mbps,
+              validated, g_size, switches);
       fflush(csv);
     }
   }
@@ -385,7 +392,8 @@ int main(int argc, char **argv) {
     printf("# Takyon MPI collective latency benchmark (bench/mpi/mpi_coll.c), OSU-format output\n");
     printf("# library: %s\n", library);
     print_compiler();
-    printf("# ranks: %d, root 0, scale %g; latency = mean over ranks of the time in the call\n", g_size, o.scale);
+    printf("# ranks: %d, root 0, scale %g; latency = mean over ranks of the time in the call\n", g_size,
+           o.scale);
   }
   int failures = 0;
   long validated = 0;
@@ -393,8 +401,9 @@ int main(int argc, char **argv) {
     if (!o.enabled[t]) continue;
     if (g_rank == 0) {
       printf("# OSU MPI %s Latency Test\n", kFunctions[t] + 4);
-      printf("# Size       Avg Latency(us)   Min Latency(us)   P50 Latency(us)   P99 Latency(us)   Max "
-             "Latency(us)  Iterations  Switches/it\n");
+      printf(
+          "# Size       Avg Latency(us)   Min Latency(us)   P50 Latency(us)   P99 Latency(us)   Max "
+          "Latency(us)  Iterations  Switches/it\n");
     }
     for (size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes <<= 1) {
       int rc = run(t, bytes, &o, &b, csv, label);
@@ -402,7 +411,8 @@ int main(int argc, char **argv) {
         if (g_rank == 0) {
           char msg[MPI_MAX_ERROR_STRING];
           int msg_len = 0;
-          if (MPI_Error_string(rc, msg, &msg_len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error code %d", rc);
+          if (MPI_Error_string(rc, msg, &msg_len) != MPI_SUCCESS)
+            snprintf(msg, sizeof msg, "error code %d", rc);
           printf("# FAILED %s: %s returned %d: %s\n", kNames[t], kFunctions[t], rc, msg);
           fflush(stdout);
         }

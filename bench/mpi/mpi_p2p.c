@@ -213,8 +213,8 @@ static void fill_window(uint8_t *sbuf, size_t bytes, size_t nbuf, int window, lo
 }
 
 /* Checks a received window (sts: its W receive statuses) sent in direction `dir`; counts it in r. */
-static void check_window(const char *test, const uint8_t *rbuf, size_t bytes, size_t nbuf, int window, long it,
-                         int dir, int full, MPI_Status *sts, Result *r) {
+static void check_window(const char *test, const uint8_t *rbuf, size_t bytes, size_t nbuf, int window,
+                         long it, int dir, int full, MPI_Status *sts, Result *r) {
   for (int w = 0; w < window; ++w) check_count(test, bytes, it, &sts[w]);
   for (size_t b = 0; b < nbuf && b < (size_t)window; ++b) {
     if (full)
@@ -233,8 +233,8 @@ static long scaled(long base, long minimum, size_t bytes, double scale) {
   double n = (double)base;
   if (bytes > SCALE_ABOVE) n = n * SCALE_ABOVE / (double)bytes;
   n *= scale;
-  /* The minimum shrinks with --scale only down to 0.25 of itself (5 windows, 25 ping-pongs at least): fewer samples
-   * make a p50 that one preemption decides. */
+  /* The minimum shrinks with --scale only down to 0.25 of itself (5 windows, 25 ping-pongs at least): fewer
+   * samples make a p50 that one preemption decides. */
   double floor_n = (double)minimum * (scale < 0.25 ? 0.25 : (scale < 1 ? scale : 1));
   if (n < floor_n) n = floor_n;
   return n < 1 ? 1 : (long)n;
@@ -345,7 +345,8 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
 /* Bi-directional: both ranks post W Irecvs and W Isends, then Waitall on all 2W; each rank
  * validates what it received. A sample is one window; its time per message (each direction) is
  * window time / W, so the bandwidth over both directions is 2 x bytes / that. */
-static void bibw(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t *rbuf, size_t nbuf, Result *r) {
+static void bibw(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t *rbuf, size_t nbuf,
+                 Result *r) {
   const char *test = "bibw";
   const int peer = 1 - g_rank;
   const int n = (int)bytes;
@@ -474,14 +475,18 @@ int main(int argc, char **argv) {
     if (!(kind == 0 ? o.do_bandwidth : kind == 1 ? o.do_bibw : o.do_msgrate)) continue;
     if (g_rank == 0) {
       if (kind == 0)
-        printf("# OSU MPI Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n", o.window);
+        printf("# OSU MPI Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n",
+               o.window);
       else if (kind == 1)
-        printf("# OSU MPI Bi-Directional Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth (MB/s)\n",
-               o.window);
+        printf(
+            "# OSU MPI Bi-Directional Bandwidth Test (window %d, 1 MB = 1e6 B)\n# Size      Bandwidth "
+            "(MB/s)\n",
+            o.window);
       else
-        printf("# OSU MPI Multiple Bandwidth / Message Rate Test (1 pair, window %d)\n"
-               "# Size                  MB/s        Messages/s\n",
-               o.window);
+        printf(
+            "# OSU MPI Multiple Bandwidth / Message Rate Test (1 pair, window %d)\n"
+            "# Size                  MB/s        Messages/s\n",
+            o.window);
     }
     for (int k = 0; k < nsizes; ++k) {
       long windows = scaled(o.bw_windows, o.min_bw_windows, sizes[k], o.scale);
@@ -517,7 +522,9 @@ int main(int argc, char **argv) {
         else
           printf("%-10zu%20.2f\n", sizes[k], kind == 1 ? 2 * mbps : mbps);
         fflush(stdout);
-        if (csv) write_csv(csv, label, names[kind], sizes[k], &r, kind == 1 ? 2L * o.window : o.window, avg_us, kind == 1 ? 2 : 1);
+        if (csv)
+          write_csv(csv, label, names[kind], sizes[k], &r, kind == 1 ? 2L * o.window : o.window, avg_us,
+                    kind == 1 ? 2 : 1);
       }
     }
   }

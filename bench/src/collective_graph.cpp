@@ -39,7 +39,8 @@ std::string member(int m) {
 
 // The depth-first PathSrcIds tokens of the subtree under `node`: "0:A ( 2:A 3:A ) 1:A".
 void write_subtree(const CollectiveLayout& layout, int node, std::vector<std::string>& out) {
-  for (int c = layout.fanout * node + 1; c <= layout.fanout * node + layout.fanout && c < layout.members; ++c) {
+  for (int c = layout.fanout * node + 1; c <= layout.fanout * node + layout.fanout && c < layout.members;
+       ++c) {
     out.push_back(std::to_string(c - 1) + ":A");
     if (layout.fanout * c + 1 < layout.members) {
       out.emplace_back("(");
@@ -51,8 +52,8 @@ void write_subtree(const CollectiveLayout& layout, int node, std::vector<std::st
 
 void write_path(std::ostringstream& out, int id, int a, int b, const std::string& provider) {
   const std::string interconnect = provider + " -ID=" + std::to_string(next_path_id());
-  out << "Path: " << id << "\n  Endpoints: " << member(a) << ", " << member(b) << "\n  InterconnectA: "
-      << interconnect << "\n  InterconnectB: " << interconnect << "\n";
+  out << "Path: " << id << "\n  Endpoints: " << member(a) << ", " << member(b)
+      << "\n  InterconnectA: " << interconnect << "\n  InterconnectB: " << interconnect << "\n";
 }
 
 }  // namespace
@@ -107,10 +108,10 @@ std::string collective_graph_text(const GraphSpec& spec) {
   // Tree paths: the barrier's buffer small, the others sized for the largest message.
   const std::string tree_sizes = std::to_string(kBarrierBytes) + " " + repeat(max, kTreeBuffers - 1);
   const std::string tree_addrs = repeat("NULL", kTreeBuffers);
-  out << "  NBufsAtoB: " << both(std::to_string(kTreeBuffers)) << "\n  NBufsBtoA: "
-      << both(std::to_string(kTreeBuffers)) << "\n  SenderMaxBytesList: " << both(tree_sizes)
-      << "\n  RecverMaxBytesList: " << both(tree_sizes) << "\n  SenderAddrList: " << both(tree_addrs)
-      << "\n  RecverAddrList: " << both(tree_addrs) << "\n";
+  out << "  NBufsAtoB: " << both(std::to_string(kTreeBuffers))
+      << "\n  NBufsBtoA: " << both(std::to_string(kTreeBuffers))
+      << "\n  SenderMaxBytesList: " << both(tree_sizes) << "\n  RecverMaxBytesList: " << both(tree_sizes)
+      << "\n  SenderAddrList: " << both(tree_addrs) << "\n  RecverAddrList: " << both(tree_addrs) << "\n";
   for (int m = 1; m < layout.members; ++m) write_path(out, m - 1, layout.parent(m), m, provider);
   out << "Defaults\n  NBufsAtoB: 1, 1\n  NBufsBtoA: 1, 1\n  SenderMaxBytesList: " << both(max)
       << "\n  RecverMaxBytesList: " << both(max) << "\n  SenderAddrList: NULL, NULL\n"
@@ -139,9 +140,8 @@ std::string collective_graph_text(const GraphSpec& spec) {
 std::string write_collective_graph(const GraphSpec& spec) {
   static std::atomic<int> counter{0};
   const std::filesystem::path file =
-      std::filesystem::temp_directory_path() /
-      ("takyon-bench-collectives-" + std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1)) +
-       ".graph");
+      std::filesystem::temp_directory_path() / ("takyon-bench-collectives-" + std::to_string(getpid()) + "-" +
+                                                std::to_string(counter.fetch_add(1)) + ".graph");
   std::ofstream out(file, std::ios::trunc);
   out << collective_graph_text(spec);
   out.flush();

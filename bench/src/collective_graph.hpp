@@ -41,8 +41,8 @@ struct CollectiveLayout {
 
 struct GraphSpec {
   CollectiveLayout layout;
-  bool processes = false;      ///< InterProcessMemcpy, one process per member; else one process.
-  bool polling = false;        ///< IsPolling of every endpoint.
+  bool processes = false;       ///< InterProcessMemcpy, one process per member; else one process.
+  bool polling = false;         ///< IsPolling of every endpoint.
   std::uint64_t max_bytes = 8;  ///< Largest message: reduce/bcast payload, alltoall block.
 };
 

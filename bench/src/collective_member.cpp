@@ -39,15 +39,19 @@ const char* collective_test_name(CollectiveTest test) {
 }
 
 SharedTimes::SharedTimes(int members, std::uint64_t samples)
-    : members_(members), samples_(samples), bytes_(sizeof(Slot) * static_cast<std::size_t>(members) * samples) {
+    : members_(members),
+      samples_(samples),
+      bytes_(sizeof(Slot) * static_cast<std::size_t>(members) * samples) {
   static_assert(std::atomic<std::int64_t>::is_always_lock_free, "cross-process atomics need lock-free");
   mapping_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mapping_ == MAP_FAILED) {
     mapping_ = nullptr;
-    throw std::system_error(errno, std::generic_category(), "mmap(MAP_SHARED|MAP_ANONYMOUS) for the sample times");
+    throw std::system_error(errno, std::generic_category(),
+                            "mmap(MAP_SHARED|MAP_ANONYMOUS) for the sample times");
   }
   auto* slots = static_cast<Slot*>(mapping_);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(members) * samples; ++i) new (&slots[i]) Slot{{0}, {0}};
+  for (std::size_t i = 0; i < static_cast<std::size_t>(members) * samples; ++i)
+    new (&slots[i]) Slot{{0}, {0}};
 }
 
 SharedTimes::~SharedTimes() {
@@ -132,7 +136,7 @@ class Member {
   TakyonCollectiveReduce* reduce_ = nullptr;
   TakyonCollectiveBcast* bcast_ = nullptr;
   TakyonCollectiveAlltoall* alltoall_ = nullptr;
-  TakyonPath* p2p_ = nullptr;  // path 0: member 0 (endpoint A) and member 1 (B)
+  TakyonPath* p2p_ = nullptr;           // path 0: member 0 (endpoint A) and member 1 (B)
   std::vector<double> reduce_data_;     // the root's reduce contribution and result
   std::vector<double> allreduce_data_;  // this member's allreduce contribution and result
   std::vector<unsigned char> alltoall_send_;
@@ -253,19 +257,21 @@ void Member::once(CollectiveTest test, std::uint64_t bytes, bool check) {
       return;
     case CollectiveTest::kReduce:
       if (reduce_->parent_path == nullptr) {
-        if (!takyonReduceRoot(reduce_, kReduceBuffer, elements, sizeof(double), max_doubles, reduce_data_.data(),
-                              false)) {
+        if (!takyonReduceRoot(reduce_, kReduceBuffer, elements, sizeof(double), max_doubles,
+                              reduce_data_.data(), false)) {
           fail("takyonReduceRoot");
         }
         if (check && (reduce_data_[0] != expected || reduce_data_[elements - 1] != expected)) {
-          fail("wrong reduce result " + std::to_string(reduce_data_[0]) + ", expected " + std::to_string(expected));
+          fail("wrong reduce result " + std::to_string(reduce_data_[0]) + ", expected " +
+               std::to_string(expected));
         }
       } else if (!takyonReduceChild(reduce_, kReduceBuffer, elements, sizeof(double), max_doubles, false)) {
         fail("takyonReduceChild");
       }
       return;
     case CollectiveTest::kAllreduce:
-      if (!takyonAllreduce(reduce_, kReduceBuffer, elements, sizeof(double), max_doubles, allreduce_data_.data())) {
+      if (!takyonAllreduce(reduce_, kReduceBuffer, elements, sizeof(double), max_doubles,
+                           allreduce_data_.data())) {
         fail("takyonAllreduce");
       }
       if (check && (allreduce_data_[0] != expected || allreduce_data_[elements - 1] != expected)) {
@@ -280,7 +286,8 @@ void Member::once(CollectiveTest test, std::uint64_t bytes, bool check) {
         std::uint64_t got = 0;
         if (!takyonBcastChild(bcast_, kBcastBuffer, &got)) fail("takyonBcastChild");
         if (check) {
-          const auto* data = static_cast<const unsigned char*>(recv_buffer(bcast_->parent_path, kBcastBuffer));
+          const auto* data =
+              static_cast<const unsigned char*>(recv_buffer(bcast_->parent_path, kBcastBuffer));
           if (got != bytes || data[0] != kBcastPattern || data[bytes - 1] != kBcastPattern) {
             fail("wrong bcast data (" + std::to_string(got) + " bytes)");
           }
@@ -354,8 +361,8 @@ void Member::run(const CollectiveSink& sink) {
 
 }  // namespace
 
-void run_collective_member(TakyonGraph* graph, int member, const CollectiveLayout& layout, const MemberPlan& plan,
-                           SharedTimes& times, const CollectiveSink& sink) {
+void run_collective_member(TakyonGraph* graph, int member, const CollectiveLayout& layout,
+                           const MemberPlan& plan, SharedTimes& times, const CollectiveSink& sink) {
   Member m(graph, member, layout, plan, times);
   m.run(sink);
 }

@@ -69,7 +69,7 @@ using CollectiveSink = std::function<void(CollectiveTest test, std::uint64_t byt
 /// Runs member `member` (group instance `member` of the graph's one group): creates its paths,
 /// gets its collectives, runs the plan, destroys its paths. `sink` is used on member 0 only.
 /// Throws std::runtime_error naming the member, test and size, with takyonExtensionError().
-void run_collective_member(TakyonGraph* graph, int member, const CollectiveLayout& layout, const MemberPlan& plan,
-                           SharedTimes& times, const CollectiveSink& sink);
+void run_collective_member(TakyonGraph* graph, int member, const CollectiveLayout& layout,
+                           const MemberPlan& plan, SharedTimes& times, const CollectiveSink& sink);
 
 }  // namespace takyon::bench

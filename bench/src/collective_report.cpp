@@ -20,14 +20,16 @@ void print_collective_banner(const MachineInfo& machine, const CollectiveLayout&
     std::printf("warning: other processes are using %.0f%% of the CPUs: expect noisy numbers\n",
                 machine.other_load_before * 100);
   }
-  std::printf("%d members; barrier, reduce, allreduce, bcast over a tree of fan-out %d (depth %d); alltoall\n"
-              "over a full mesh (%d paths); members pinned round-robin, 0 and 1 on different cores.\n",
-              layout.members, layout.fanout, layout.depth(), layout.mesh_paths());
-  std::printf("Each sample: an untimed barrier, then one collective; latency = from the last member\n"
-              "entering it (bcast: the root entering) to the last member leaving it, on the machine's\n"
-              "monotonic clock. p2p = ping-pong root <-> member 1 on tree path 0, RTT/2, same samples.\n"
-              "ratio = p50 / p2p p50 of the same size; model = the tree's critical path in p2p hops\n"
-              "(barrier, allreduce: 2 x depth; reduce, bcast: depth; alltoall: 1, all pairs at once).\n");
+  std::printf(
+      "%d members; barrier, reduce, allreduce, bcast over a tree of fan-out %d (depth %d); alltoall\n"
+      "over a full mesh (%d paths); members pinned round-robin, 0 and 1 on different cores.\n",
+      layout.members, layout.fanout, layout.depth(), layout.mesh_paths());
+  std::printf(
+      "Each sample: an untimed barrier, then one collective; latency = from the last member\n"
+      "entering it (bcast: the root entering) to the last member leaving it, on the machine's\n"
+      "monotonic clock. p2p = ping-pong root <-> member 1 on tree path 0, RTT/2, same samples.\n"
+      "ratio = p50 / p2p p50 of the same size; model = the tree's critical path in p2p hops\n"
+      "(barrier, allreduce: 2 x depth; reduce, bcast: depth; alltoall: 1, all pairs at once).\n");
   if (!sizes.empty()) {
     std::printf("sizes %s .. %s (%zu; reduce/allreduce: doubles; alltoall: bytes per member), ",
                 format_size(sizes.front()).c_str(), format_size(sizes.back()).c_str(), sizes.size());
@@ -42,8 +44,8 @@ void print_collective_header(const GraphSpec& spec) {
   std::printf("\n%s, %d %s, %s, tree fan-out %d, depth %d\n", collective_provider(spec.processes).c_str(),
               spec.layout.members, spec.processes ? "processes" : "threads",
               spec.polling ? "polling" : "event driven", spec.layout.fanout, spec.layout.depth());
-  std::printf("%-10s %9s %10s %10s %10s %12s %7s %6s %8s\n", "collective", "size", "p50 us", "p99 us", "min us",
-              "p2p 1way us", "ratio", "model", "samples");
+  std::printf("%-10s %9s %10s %10s %10s %12s %7s %6s %8s\n", "collective", "size", "p50 us", "p99 us",
+              "min us", "p2p 1way us", "ratio", "model", "samples");
   std::fflush(stdout);
 }
 

@@ -151,19 +151,22 @@ void run_table(const GraphSpec& spec, const MemberPlan& plan, Results& results) 
     if (spec.processes) {
       // Fork first (this process has no other threads yet); each member loads its own view.
       for (int m = 1; m < layout.members; ++m) {
-        members.push_back(std::make_unique<Peer>(PeerKind::kProcess, cpus[static_cast<std::size_t>(m)], [&, m] {
-          with_graph(m, file.name(), [&](TakyonGraph* g) { run_collective_member(g, m, layout, plan, times, none); });
-        }));
+        members.push_back(
+            std::make_unique<Peer>(PeerKind::kProcess, cpus[static_cast<std::size_t>(m)], [&, m] {
+              with_graph(m, file.name(),
+                         [&](TakyonGraph* g) { run_collective_member(g, m, layout, plan, times, none); });
+            }));
       }
-      with_graph(0, file.name(), [&](TakyonGraph* g) { run_collective_member(g, 0, layout, plan, times, sink); });
+      with_graph(0, file.name(),
+                 [&](TakyonGraph* g) { run_collective_member(g, 0, layout, plan, times, sink); });
     } else {
       with_graph(0, file.name(), [&](TakyonGraph* g) {
         std::exception_ptr error;
         try {
           for (int m = 1; m < layout.members; ++m) {
-            members.push_back(std::make_unique<Peer>(PeerKind::kThread, cpus[static_cast<std::size_t>(m)], [&, g, m] {
-              run_collective_member(g, m, layout, plan, times, none);
-            }));
+            members.push_back(std::make_unique<Peer>(
+                PeerKind::kThread, cpus[static_cast<std::size_t>(m)],
+                [&, g, m] { run_collective_member(g, m, layout, plan, times, none); }));
           }
           run_collective_member(g, 0, layout, plan, times, sink);
         } catch (...) {
@@ -208,10 +211,10 @@ int run_collectives(const Options& options) {
     for (bool polling : options.collective_polling) {
       const GraphSpec spec{layout, processes, polling, plan.max_bytes()};
       if (polling && static_cast<unsigned>(layout.members) > machine.online_cpus) {
-        const std::string warning = collective_provider(processes) + " polling: " +
-                                    std::to_string(layout.members) + " spinning members on " +
-                                    std::to_string(machine.online_cpus) +
-                                    " CPUs take turns on the cores: expect scheduler time slices, not latency";
+        const std::string warning =
+            collective_provider(processes) + " polling: " + std::to_string(layout.members) +
+            " spinning members on " + std::to_string(machine.online_cpus) +
+            " CPUs take turns on the cores: expect scheduler time slices, not latency";
         std::printf("\nwarning: %s\n", warning.c_str());
         results.warnings.push_back(warning);
       }
@@ -237,7 +240,8 @@ int run_collectives(const Options& options) {
                              ", \"warmup_samples\": " + std::to_string(plan.warmups) +
                              ", \"samples\": " + std::to_string(plan.samples_small) +
                              ", \"samples_above_64KiB\": " + std::to_string(plan.samples_large) + "}";
-  const JsonContext context{machine, placement, plan.sizes, 0, 0, options.iters, options.quick, no_perftest, config};
+  const JsonContext context{machine,       placement,     plan.sizes,  0,     0,
+                            options.iters, options.quick, no_perftest, config};
   const bool written = write_report_files(options.csv_path, options.json_path, context, results, {});
   if (print_failed_runs(results) || !written) return kExitFailure;
   return 0;

@@ -90,7 +90,8 @@ int run(const takyon::bench::Options& options) {
                perftest_info);
 
   for (const std::string& name : providers_without_driver()) {
-    std::fprintf(stderr, "takyon-bench: provider %s: no sweep drives it yet (not benchmarked)\n", name.c_str());
+    std::fprintf(stderr, "takyon-bench: provider %s: no sweep drives it yet (not benchmarked)\n",
+                 name.c_str());
   }
   const CpuSnapshot start = cpu_snapshot();
   Results results;
@@ -122,7 +123,8 @@ int run(const takyon::bench::Options& options) {
                             options.quick,
                             perftest_info,
                             no_collectives};
-  const int status = write_report_files(options.csv_path, options.json_path, context, results, targets) ? 0 : kExitFailure;
+  const int status =
+      write_report_files(options.csv_path, options.json_path, context, results, targets) ? 0 : kExitFailure;
   if (print_failed_runs(results)) return kExitFailure;
   if (status != 0) return status;
   if (options.check_targets) {

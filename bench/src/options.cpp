@@ -86,7 +86,8 @@ std::vector<std::string> parse_providers(std::string_view text) {
     if (!generic_driver(name)) {
       std::string known;
       for (const std::string& p : all_providers()) known += (known.empty() ? "" : ", ") + p;
-      throw UsageError("--provider '" + name + "': takyon-bench starts the peer endpoint itself; it runs " + known +
+      throw UsageError("--provider '" + name + "': takyon-bench starts the peer endpoint itself; it runs " +
+                       known +
                        " (Unicast: UnicastSendSocket/UnicastRecvSocket, Multicast: MulticastSendSocket/"
                        "MulticastRecvSocket, Ucx* : Ucx)");
     }

@@ -22,7 +22,7 @@ struct Options {
   std::uint64_t min_bytes = 0;
   std::uint64_t max_bytes = std::uint64_t{4} << 20;
   bool max_bytes_given = false;  ///< --max-bytes on the command line (--collectives defaults to 1M).
-  std::uint64_t iters = 0;  ///< 0: sized from a time budget per size.
+  std::uint64_t iters = 0;       ///< 0: sized from a time budget per size.
   bool quick = false;
   bool check_targets = false;
   bool vs_ucx_perftest = false;  ///< Also run ucx_perftest next to the Ucx providers (ucx_compare.hpp).

@@ -22,8 +22,8 @@
 #include <system_error>
 #include <thread>
 
-#include "common/knobs.hpp"
 #include "clock.hpp"
+#include "common/knobs.hpp"
 #include "socket_providers.hpp"
 
 namespace takyon::bench {
@@ -228,7 +228,8 @@ bool parse_perftest_final(std::string_view output, PerftestFinal& out) {
 }
 
 std::string find_ucx_perftest() {
-  if (common::knob_is_set(common::KnobId::kBenchUcxPerftest)) return common::knob_text(common::KnobId::kBenchUcxPerftest);
+  if (common::knob_is_set(common::KnobId::kBenchUcxPerftest))
+    return common::knob_text(common::KnobId::kBenchUcxPerftest);
   const char* path = std::getenv("PATH");
   std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
   std::size_t start = 0;

@@ -24,7 +24,9 @@ const std::vector<std::string>& ucx_provider_names() {
   return kNames;
 }
 
-bool ucx_driver_covers(std::string_view name) { return name == "Ucx"; }
+bool ucx_driver_covers(std::string_view name) {
+  return name == "Ucx";
+}
 
 const std::vector<std::string>& ucx_perftest_transports(UcxKind kind) {
   static const std::vector<std::string> kTcp = {"tcp"};

@@ -40,8 +40,10 @@ TakyonPathAttributes takyonAllocAttributes(bool is_endpointA, bool is_polling, i
   const int nsend = is_endpointA ? nbufs_AtoB : nbufs_BtoA;
   const int nrecv = is_endpointA ? nbufs_BtoA : nbufs_AtoB;
   // calloc(0) may return NULL; allocate at least one entry so the lists are always valid.
-  attrs.sender_max_bytes_list = static_cast<uint64_t*>(std::calloc(static_cast<size_t>(nsend) + 1, sizeof(uint64_t)));
-  attrs.recver_max_bytes_list = static_cast<uint64_t*>(std::calloc(static_cast<size_t>(nrecv) + 1, sizeof(uint64_t)));
+  attrs.sender_max_bytes_list =
+      static_cast<uint64_t*>(std::calloc(static_cast<size_t>(nsend) + 1, sizeof(uint64_t)));
+  attrs.recver_max_bytes_list =
+      static_cast<uint64_t*>(std::calloc(static_cast<size_t>(nrecv) + 1, sizeof(uint64_t)));
   attrs.sender_addr_list = static_cast<size_t*>(std::calloc(static_cast<size_t>(nsend) + 1, sizeof(size_t)));
   attrs.recver_addr_list = static_cast<size_t*>(std::calloc(static_cast<size_t>(nrecv) + 1, sizeof(size_t)));
   if (attrs.sender_max_bytes_list == nullptr || attrs.recver_max_bytes_list == nullptr ||

@@ -17,9 +17,15 @@ void swap_all(void* data, uint64_t count) {
   }
 }
 
-uint16_t swap16(uint16_t v) { return __builtin_bswap16(v); }
-uint32_t swap32(uint32_t v) { return __builtin_bswap32(v); }
-uint64_t swap64(uint64_t v) { return __builtin_bswap64(v); }
+uint16_t swap16(uint16_t v) {
+  return __builtin_bswap16(v);
+}
+uint32_t swap32(uint32_t v) {
+  return __builtin_bswap32(v);
+}
+uint64_t swap64(uint64_t v) {
+  return __builtin_bswap64(v);
+}
 
 }  // namespace
 
@@ -32,8 +38,14 @@ bool takyonEndianIsBig(void) {
   return first == 0;
 }
 
-void takyonEndianSwap2Byte(void* data, uint64_t num_elements) { swap_all<uint16_t, swap16>(data, num_elements); }
-void takyonEndianSwap4Byte(void* data, uint64_t num_elements) { swap_all<uint32_t, swap32>(data, num_elements); }
-void takyonEndianSwap8Byte(void* data, uint64_t num_elements) { swap_all<uint64_t, swap64>(data, num_elements); }
+void takyonEndianSwap2Byte(void* data, uint64_t num_elements) {
+  swap_all<uint16_t, swap16>(data, num_elements);
+}
+void takyonEndianSwap4Byte(void* data, uint64_t num_elements) {
+  swap_all<uint32_t, swap32>(data, num_elements);
+}
+void takyonEndianSwap8Byte(void* data, uint64_t num_elements) {
+  swap_all<uint64_t, swap64>(data, num_elements);
+}
 
 }  // extern "C"

@@ -13,7 +13,9 @@ namespace {
 thread_local std::string t_last_error;
 }  // namespace
 
-void set_extension_error_quietly(const std::string& message) { t_last_error = message; }
+void set_extension_error_quietly(const std::string& message) {
+  t_last_error = message;
+}
 
 bool fail_extension(const std::string& message) {
   t_last_error = message;
@@ -36,4 +38,6 @@ bool fail_extensionf(const char* format, ...) {
 
 }  // namespace takyon::detail
 
-extern "C" const char* takyonExtensionError(void) { return takyon::detail::t_last_error.c_str(); }
+extern "C" const char* takyonExtensionError(void) {
+  return takyon::detail::t_last_error.c_str();
+}

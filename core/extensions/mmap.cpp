@@ -25,7 +25,8 @@ using takyon::detail::errno_text;
 
 extern "C" {
 
-void takyonMmapAlloc(const char* map_name, uint64_t bytes, void** addr_ret, TakyonMmapHandle* mmap_handle_ret) {
+void takyonMmapAlloc(const char* map_name, uint64_t bytes, void** addr_ret,
+                     TakyonMmapHandle* mmap_handle_ret) {
   if (addr_ret == nullptr || mmap_handle_ret == nullptr) {
     std::fprintf(stderr, "takyonMmapAlloc: addr_ret and mmap_handle_ret must not be NULL\n");
     return;

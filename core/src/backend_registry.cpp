@@ -29,15 +29,20 @@ constexpr KeySpec kMulticastRecvKeys[] = {
     {"IP", ValueKind::kText, true}, {"group", ValueKind::kText, true}, {"port", ValueKind::kUint16, true}};
 
 constexpr std::string_view kUcxFlags[] = {"server", "client", "reuse"};
-constexpr KeySpec kUcxKeys[] = {{"IP", ValueKind::kText, false},  {"port", ValueKind::kUint16, false},
-                                {"ID", ValueKind::kUint32, false}, {"tls", ValueKind::kText, false},
+constexpr KeySpec kUcxKeys[] = {{"IP", ValueKind::kText, false},
+                                {"port", ValueKind::kUint16, false},
+                                {"ID", ValueKind::kUint32, false},
+                                {"tls", ValueKind::kText, false},
                                 {"protocol", ValueKind::kText, false}};
 
 #if !defined(TAKYON_HAVE_UCX)
-Status create_ucx_unavailable(const EndpointConfig& config, Deadline, ErrorLog& log, std::unique_ptr<Backend>&) {
-  return TAKYON_FAIL(log, Status::kUnsupported,
-                     "interconnect '%s': this libtakyon was built without UCX (install libucx-dev and reconfigure; "
-                     "TAKYON_WITH_UCX=ON makes a missing UCX a configure error)", config.provider->text().c_str());
+Status create_ucx_unavailable(const EndpointConfig& config, Deadline, ErrorLog& log,
+                              std::unique_ptr<Backend>&) {
+  return TAKYON_FAIL(
+      log, Status::kUnsupported,
+      "interconnect '%s': this libtakyon was built without UCX (install libucx-dev and reconfigure; "
+      "TAKYON_WITH_UCX=ON makes a missing UCX a configure error)",
+      config.provider->text().c_str());
 }
 #endif
 
@@ -60,53 +65,63 @@ constexpr AppBuffers kAnyMemory{true, true};
 
 // What each provider is (takyon_providers.h): name, peer, reach, addressing, available,
 // shares_buffers, reliable, connected, sends, receives, stream, application buffers, max_message_bytes.
-constexpr TakyonProviderInfo info(const char* name, const char* peer, TakyonProviderReach reach, uint32_t addressing,
-                                  bool available, bool shares_buffers, bool reliable, bool connected, bool sends,
-                                  bool receives, bool stream, AppBuffers app, uint64_t max_bytes,
-                                  const char* description) {
-  return {name, peer, reach, addressing, available, shares_buffers, reliable, connected, sends, receives, stream,
-          app.send, app.recv, /*one_sided=*/false, max_bytes, description};
+constexpr TakyonProviderInfo info(const char* name, const char* peer, TakyonProviderReach reach,
+                                  uint32_t addressing, bool available, bool shares_buffers, bool reliable,
+                                  bool connected, bool sends, bool receives, bool stream, AppBuffers app,
+                                  uint64_t max_bytes, const char* description) {
+  return {name,  peer,     reach,  addressing, available, shares_buffers,      reliable,  connected,
+          sends, receives, stream, app.send,   app.recv,  /*one_sided=*/false, max_bytes, description};
 }
 
 constexpr BackendEntry kBackends[] = {
-    {info("InterThreadMemcpy", "InterThreadMemcpy", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true, false, true,
-          true, true, true, false, kAnyMemory, 0, "threads of one process; a send copies into the peer's buffer"),
+    {info("InterThreadMemcpy", "InterThreadMemcpy", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true, false,
+          true, true, true, true, false, kAnyMemory, 0,
+          "threads of one process; a send copies into the peer's buffer"),
      kIdSpec, &InterThreadBackend::create_memcpy},
-    {info("InterThreadPointer", "InterThreadPointer", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true, true, true,
-          true, true, true, false, {false, true}, 0,
+    {info("InterThreadPointer", "InterThreadPointer", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true, true,
+          true, true, true, true, false, {false, true}, 0,
           "threads of one process sharing each buffer (the receiver's); a send only signals"),
      kIdSpec, &InterThreadBackend::create_pointer},
-    {info("InterProcessMemcpy", "InterProcessMemcpy", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false, true,
-          true, true, true, false, {true, false}, 0,
+    {info("InterProcessMemcpy", "InterProcessMemcpy", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false,
+          true, true, true, true, false, {true, false}, 0,
           "processes of one OS; receive buffers in shared memory, a send copies"),
      kIdSpec, &InterProcessBackend::create_memcpy},
-    {info("InterProcessPointer", "InterProcessPointer", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, true, true,
-          true, true, true, false, {false, false}, 0,
+    {info("InterProcessPointer", "InterProcessPointer", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, true,
+          true, true, true, true, false, {false, false}, 0,
           "processes of one OS sharing each buffer in shared memory; a send only signals"),
      kIdSpec, &InterProcessBackend::create_pointer},
-    {info("InterProcessSocket", "InterProcessSocket", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false, true,
-          true, true, true, true, kAnyMemory, 0, "processes of one OS over a Unix stream socket"),
+    {info("InterProcessSocket", "InterProcessSocket", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false,
+          true, true, true, true, true, kAnyMemory, 0, "processes of one OS over a Unix stream socket"),
      kIdSpec, &SocketBackend::create_inter_process},
-    {info("Socket", "Socket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_CLIENT_SERVER, true, false, true, true, true, true,
-          true, kAnyMemory, 0, "TCP between hosts; fixed port or one discovered from -ID"),
-     {kSocketFlags, kSocketKeys}, &SocketBackend::create_tcp},
-    {info("UnicastSendSocket", "UnicastRecvSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_UNICAST, true, false, false,
-          false, true, false, false, kAnyMemory, kMaxUdpPayload,
-          "UDP datagrams to one receiver; may drop or reorder whole messages"),
-     {{}, kUnicastKeys}, &SocketBackend::create_unicast_send},
-    {info("UnicastRecvSocket", "UnicastSendSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_UNICAST, true, false, false,
-          false, false, true, false, kAnyMemory, kMaxUdpPayload, "receives UnicastSendSocket's datagrams"),
-     {kReuseFlag, kUnicastKeys}, &SocketBackend::create_unicast_recv},
-    {info("MulticastSendSocket", "MulticastRecvSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_MULTICAST, true, false,
+    {info("Socket", "Socket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_CLIENT_SERVER, true, false, true, true, true,
+          true, true, kAnyMemory, 0, "TCP between hosts; fixed port or one discovered from -ID"),
+     {kSocketFlags, kSocketKeys},
+     &SocketBackend::create_tcp},
+    {info("UnicastSendSocket", "UnicastRecvSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_UNICAST, true, false,
           false, false, true, false, false, kAnyMemory, kMaxUdpPayload,
+          "UDP datagrams to one receiver; may drop or reorder whole messages"),
+     {{}, kUnicastKeys},
+     &SocketBackend::create_unicast_send},
+    {info("UnicastRecvSocket", "UnicastSendSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_UNICAST, true, false,
+          false, false, false, true, false, kAnyMemory, kMaxUdpPayload,
+          "receives UnicastSendSocket's datagrams"),
+     {kReuseFlag, kUnicastKeys},
+     &SocketBackend::create_unicast_recv},
+    {info("MulticastSendSocket", "MulticastRecvSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_MULTICAST, true,
+          false, false, false, true, false, false, kAnyMemory, kMaxUdpPayload,
           "UDP multicast to a group (at most the interface's MTU); may drop or reorder whole messages"),
-     {kMulticastSendFlags, kMulticastSendKeys}, &SocketBackend::create_multicast_send},
-    {info("MulticastRecvSocket", "MulticastSendSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_MULTICAST, true, false,
-          false, false, false, true, false, kAnyMemory, kMaxUdpPayload, "receives a multicast group's datagrams"),
-     {kReuseFlag, kMulticastRecvKeys}, &SocketBackend::create_multicast_recv},
-    {info("Ucx", "Ucx", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_ID | TAKYON_ADDRESS_CLIENT_SERVER, kHaveUcx, false, true,
-          true, true, true, false, kAnyMemory, 0, "UCX: any transport it has (shared memory, TCP, RDMA); a send is a put"),
-     {kUcxFlags, kUcxKeys}, kCreateUcx},
+     {kMulticastSendFlags, kMulticastSendKeys},
+     &SocketBackend::create_multicast_send},
+    {info("MulticastRecvSocket", "MulticastSendSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_MULTICAST, true,
+          false, false, false, false, true, false, kAnyMemory, kMaxUdpPayload,
+          "receives a multicast group's datagrams"),
+     {kReuseFlag, kMulticastRecvKeys},
+     &SocketBackend::create_multicast_recv},
+    {info("Ucx", "Ucx", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_ID | TAKYON_ADDRESS_CLIENT_SERVER, kHaveUcx, false,
+          true, true, true, true, false, kAnyMemory, 0,
+          "UCX: any transport it has (shared memory, TCP, RDMA); a send is a put"),
+     {kUcxFlags, kUcxKeys},
+     kCreateUcx},
 };
 }  // namespace
 
@@ -117,7 +132,9 @@ const BackendEntry* find_backend(std::string_view name) noexcept {
   return nullptr;
 }
 
-std::span<const BackendEntry> backends() noexcept { return kBackends; }
+std::span<const BackendEntry> backends() noexcept {
+  return kBackends;
+}
 
 std::string backend_names() {
   std::string out;

@@ -17,7 +17,9 @@ uint64_t page_size() noexcept {
   return size;
 }
 
-PageBuffer::~PageBuffer() { release(); }
+PageBuffer::~PageBuffer() {
+  release();
+}
 
 PageBuffer::PageBuffer(PageBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),

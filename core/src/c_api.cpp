@@ -72,8 +72,9 @@ bool takyonSend(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t src
                 bool* timed_out_ret) {
   if (path == nullptr) return null_path("takyonSend");
   return guarded("takyonSend", [&] {
-    return report(PathCore::from(path)->send(buffer_index, bytes, src_offset, dest_offset, timed_out_ret != nullptr),
-                  timed_out_ret);
+    return report(
+        PathCore::from(path)->send(buffer_index, bytes, src_offset, dest_offset, timed_out_ret != nullptr),
+        timed_out_ret);
   });
 }
 
@@ -89,12 +90,14 @@ bool takyonIsSendFinished(TakyonPath* path, int buffer_index, bool* timed_out_re
 bool takyonSendTest(TakyonPath* path, int buffer_index, bool* timed_out_ret) {
   if (path == nullptr) return null_path("takyonSendTest");
   return guarded("takyonSendTest", [&] {
-    return report(PathCore::from(path)->is_send_finished(buffer_index, timed_out_ret != nullptr, "takyonSendTest"),
-                  timed_out_ret);
+    return report(
+        PathCore::from(path)->is_send_finished(buffer_index, timed_out_ret != nullptr, "takyonSendTest"),
+        timed_out_ret);
   });
 }
 
-bool takyonRecv(TakyonPath* path, int buffer_index, uint64_t* bytes_ret, uint64_t* offset_ret, bool* timed_out_ret) {
+bool takyonRecv(TakyonPath* path, int buffer_index, uint64_t* bytes_ret, uint64_t* offset_ret,
+                bool* timed_out_ret) {
   if (path == nullptr) return null_path("takyonRecv");
   return guarded("takyonRecv", [&] {
     return report(PathCore::from(path)->recv(buffer_index, bytes_ret, offset_ret, timed_out_ret != nullptr),

@@ -29,7 +29,8 @@ void throw_if_error(Status status, const PathCore& core) {
 
 Path::Path(const PathOptions& options) {
   if (options.provider.size() >= TAKYON_MAX_INTERCONNECT_CHARS) {
-    throw Error(Status::kInvalidArgument, "takyon::Path: provider string longer than TAKYON_MAX_INTERCONNECT_CHARS - 1");
+    throw Error(Status::kInvalidArgument,
+                "takyon::Path: provider string longer than TAKYON_MAX_INTERCONNECT_CHARS - 1");
   }
   auto check_addrs = [](const std::vector<void*>& addrs, size_t count, const char* name) {
     if (!addrs.empty() && addrs.size() != count) {
@@ -43,8 +44,10 @@ Path::Path(const PathOptions& options) {
   std::vector<uint64_t> recv_bytes = options.recv_bytes;
   std::vector<size_t> send_addrs(send_bytes.size(), 0);
   std::vector<size_t> recv_addrs(recv_bytes.size(), 0);
-  for (size_t i = 0; i < options.send_addrs.size(); ++i) send_addrs[i] = reinterpret_cast<size_t>(options.send_addrs[i]);
-  for (size_t i = 0; i < options.recv_addrs.size(); ++i) recv_addrs[i] = reinterpret_cast<size_t>(options.recv_addrs[i]);
+  for (size_t i = 0; i < options.send_addrs.size(); ++i)
+    send_addrs[i] = reinterpret_cast<size_t>(options.send_addrs[i]);
+  for (size_t i = 0; i < options.recv_addrs.size(); ++i)
+    recv_addrs[i] = reinterpret_cast<size_t>(options.recv_addrs[i]);
 
   TakyonPathAttributes attrs{};
   std::snprintf(attrs.interconnect, sizeof(attrs.interconnect), "%s", options.provider.c_str());
@@ -100,7 +103,8 @@ namespace {
 
 PathCore& live(PathCore* core, const char* operation) {
   if (core == nullptr) {
-    throw Error(Status::kInvalidArgument, std::string("takyon::Path::") + operation + ": the path was destroyed or moved from");
+    throw Error(Status::kInvalidArgument,
+                std::string("takyon::Path::") + operation + ": the path was destroyed or moved from");
   }
   return *core;
 }
@@ -139,14 +143,19 @@ void Path::destroy() {
   if (!error.empty()) throw Error(status, error);
 }
 
-int Path::send_buffer_count() const noexcept { return core_ == nullptr ? 0 : core_->send_count(); }
-int Path::recv_buffer_count() const noexcept { return core_ == nullptr ? 0 : core_->recv_count(); }
+int Path::send_buffer_count() const noexcept {
+  return core_ == nullptr ? 0 : core_->send_count();
+}
+int Path::recv_buffer_count() const noexcept {
+  return core_ == nullptr ? 0 : core_->recv_count();
+}
 
 std::span<std::byte> Path::send_buffer(int buffer) const {
   PathCore& core = live(core_, "send_buffer");
   if (buffer < 0 || buffer >= core.send_count()) {
     throw Error(Status::kInvalidArgument, "takyon::Path::send_buffer: index " + std::to_string(buffer) +
-                                              " out of range (" + std::to_string(core.send_count()) + " buffers)");
+                                              " out of range (" + std::to_string(core.send_count()) +
+                                              " buffers)");
   }
   return {core.buffers().send[buffer], core.send_bytes()[buffer]};
 }
@@ -155,12 +164,15 @@ std::span<std::byte> Path::recv_buffer(int buffer) const {
   PathCore& core = live(core_, "recv_buffer");
   if (buffer < 0 || buffer >= core.recv_count()) {
     throw Error(Status::kInvalidArgument, "takyon::Path::recv_buffer: index " + std::to_string(buffer) +
-                                              " out of range (" + std::to_string(core.recv_count()) + " buffers)");
+                                              " out of range (" + std::to_string(core.recv_count()) +
+                                              " buffers)");
   }
   return {core.buffers().recv[buffer], core.recv_bytes()[buffer]};
 }
 
-TakyonPath* Path::c_path() const noexcept { return core_ == nullptr ? nullptr : core_->c_path(); }
+TakyonPath* Path::c_path() const noexcept {
+  return core_ == nullptr ? nullptr : core_->c_path();
+}
 
 const TakyonProviderInfo* Path::provider() const noexcept {
   return core_ == nullptr ? nullptr : find_provider(core_->provider_info().name);

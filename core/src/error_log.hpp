@@ -41,4 +41,5 @@ class ErrorLog {
 #define TAKYON_FAIL(log, status, ...) \
   (log).fail((status), __FILE__, __func__, __LINE__, ::takyon::detail::strf(__VA_ARGS__))
 /// Adds a caller frame to `log` with this file:function:line.
-#define TAKYON_FRAME(log, ...) (log).add_frame(__FILE__, __func__, __LINE__, ::takyon::detail::strf(__VA_ARGS__))
+#define TAKYON_FRAME(log, ...) \
+  (log).add_frame(__FILE__, __func__, __LINE__, ::takyon::detail::strf(__VA_ARGS__))

@@ -14,7 +14,9 @@ namespace {
 
 constexpr int kMaxBuffers = 1 << 16;
 
-bool valid_timeout(double seconds) { return seconds == TAKYON_WAIT_FOREVER || (std::isfinite(seconds) && seconds >= 0); }
+bool valid_timeout(double seconds) {
+  return seconds == TAKYON_WAIT_FOREVER || (std::isfinite(seconds) && seconds >= 0);
+}
 
 const char* timeout_text(double seconds, char (&buffer)[32]) {
   if (seconds == TAKYON_WAIT_FOREVER) return "TAKYON_WAIT_FOREVER";
@@ -24,10 +26,13 @@ const char* timeout_text(double seconds, char (&buffer)[32]) {
 
 }  // namespace
 
-PathCore::~PathCore() { std::free(c_.attrs.error_message); }
+PathCore::~PathCore() {
+  std::free(c_.attrs.error_message);
+}
 
 std::string PathCore::headline(const char* operation, int buffer) const {
-  std::string out = strf("%s: path '%s' endpoint %c", operation, c_.attrs.interconnect, c_.attrs.is_endpointA ? 'A' : 'B');
+  std::string out =
+      strf("%s: path '%s' endpoint %c", operation, c_.attrs.interconnect, c_.attrs.is_endpointA ? 'A' : 'B');
   if (buffer >= 0) out += strf(" buffer %d", buffer);
   return out;
 }
@@ -55,9 +60,9 @@ Status PathCore::reject_failed_path(const char* operation, int buffer) {
 
 Status PathCore::check_buffer(const char* operation, const char* which, int buffer, int count) {
   if (buffer >= 0 && buffer < count) return Status::kOk;
-  (void)TAKYON_FAIL(log_, Status::kInvalidArgument, "buffer_index %d is out of range: this endpoint has %d %s buffer%s%s",
-              buffer, count, which, count == 1 ? "" : "s",
-              count == 0 ? "" : strf(" (0 to %d)", count - 1).c_str());
+  (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                    "buffer_index %d is out of range: this endpoint has %d %s buffer%s%s", buffer, count,
+                    which, count == 1 ? "" : "s", count == 0 ? "" : strf(" (0 to %d)", count - 1).c_str());
   return failed(operation, buffer, Status::kInvalidArgument);
 }
 
@@ -67,13 +72,14 @@ Status PathCore::check_timed_out_ret(const char* operation, bool wanted, double 
   char a[32];
   char b[32];
   (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
-              "timed_out_ret is NULL but %s is %s and %s is %s: a timeout could not be reported "
-              "(NULL is allowed only when both are TAKYON_WAIT_FOREVER)",
-              start_name, timeout_text(start, a), finish_name, timeout_text(finish, b));
+                    "timed_out_ret is NULL but %s is %s and %s is %s: a timeout could not be reported "
+                    "(NULL is allowed only when both are TAKYON_WAIT_FOREVER)",
+                    start_name, timeout_text(start, a), finish_name, timeout_text(finish, b));
   return failed(operation, -1, Status::kInvalidArgument);
 }
 
-std::unique_ptr<PathCore> PathCore::create(const TakyonPathAttributes& attrs, std::string& error, Status& status) {
+std::unique_ptr<PathCore> PathCore::create(const TakyonPathAttributes& attrs, std::string& error,
+                                           Status& status) {
   std::unique_ptr<PathCore> core(new PathCore());
   core->c_.attrs = attrs;
   core->c_.attrs.error_message = nullptr;
@@ -98,19 +104,22 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
   if (ProviderArgs::parse(attrs.interconnect, provider_, log_) != Status::kOk) return log_.status();
   const BackendEntry* entry = find_backend(provider_.name());
   if (entry == nullptr) {
-    return TAKYON_FAIL(log_, Status::kInvalidArgument, "unknown provider '%s' in interconnect '%s' (known: %s)",
-                       provider_.name().c_str(), attrs.interconnect, backend_names().c_str());
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "unknown provider '%s' in interconnect '%s' (known: %s)", provider_.name().c_str(),
+                       attrs.interconnect, backend_names().c_str());
   }
   if (provider_.validate(entry->spec, log_) != Status::kOk) return log_.status();
   entry_ = entry;
   shares_buffers_ = entry->info.shares_buffers;
 
-  if (attrs.nbufs_AtoB < 0 || attrs.nbufs_BtoA < 0 || attrs.nbufs_AtoB > kMaxBuffers || attrs.nbufs_BtoA > kMaxBuffers) {
+  if (attrs.nbufs_AtoB < 0 || attrs.nbufs_BtoA < 0 || attrs.nbufs_AtoB > kMaxBuffers ||
+      attrs.nbufs_BtoA > kMaxBuffers) {
     return TAKYON_FAIL(log_, Status::kInvalidArgument, "nbufs_AtoB (%d) and nbufs_BtoA (%d) must be 0 to %d",
                        attrs.nbufs_AtoB, attrs.nbufs_BtoA, kMaxBuffers);
   }
   if (attrs.nbufs_AtoB == 0 && attrs.nbufs_BtoA == 0) {
-    return TAKYON_FAIL(log_, Status::kInvalidArgument, "nbufs_AtoB and nbufs_BtoA are both 0; one must be > 0");
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "nbufs_AtoB and nbufs_BtoA are both 0; one must be > 0");
   }
   // Read the enums as the integers the caller stored: an out-of-range value must be reported,
   // and loading it as the enum type would be undefined behaviour.
@@ -121,22 +130,26 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
   std::memcpy(&recv_method, &attrs.recv_completion_method, sizeof(int));
   if (send_method != TAKYON_BLOCKING && send_method != TAKYON_USE_IS_SEND_FINISHED) {
     return TAKYON_FAIL(log_, Status::kInvalidArgument,
-                       "send_completion_method is %d; use TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED", send_method);
+                       "send_completion_method is %d; use TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED",
+                       send_method);
   }
   if (recv_method != TAKYON_BLOCKING) {
-    return TAKYON_FAIL(log_, Status::kInvalidArgument, "recv_completion_method is %d; it must be TAKYON_BLOCKING",
-                       recv_method);
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "recv_completion_method is %d; it must be TAKYON_BLOCKING", recv_method);
   }
   const struct {
     const char* name;
     double value;
-  } timeouts[] = {{"path_create_timeout", attrs.path_create_timeout}, {"send_start_timeout", attrs.send_start_timeout},
-                  {"send_finish_timeout", attrs.send_finish_timeout}, {"recv_start_timeout", attrs.recv_start_timeout},
-                  {"recv_finish_timeout", attrs.recv_finish_timeout}, {"path_destroy_timeout", attrs.path_destroy_timeout}};
+  } timeouts[] = {{"path_create_timeout", attrs.path_create_timeout},
+                  {"send_start_timeout", attrs.send_start_timeout},
+                  {"send_finish_timeout", attrs.send_finish_timeout},
+                  {"recv_start_timeout", attrs.recv_start_timeout},
+                  {"recv_finish_timeout", attrs.recv_finish_timeout},
+                  {"path_destroy_timeout", attrs.path_destroy_timeout}};
   for (const auto& t : timeouts) {
     if (!valid_timeout(t.value)) {
-      return TAKYON_FAIL(log_, Status::kInvalidArgument, "%s is %g; it must be >= 0 seconds or TAKYON_WAIT_FOREVER (-1)",
-                         t.name, t.value);
+      return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                         "%s is %g; it must be >= 0 seconds or TAKYON_WAIT_FOREVER (-1)", t.name, t.value);
     }
   }
 
@@ -155,8 +168,9 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
                {attrs.recver_addr_list, "recver_addr_list", recv_count_name, nrecv}};
   for (const auto& l : lists) {
     if (l.count > 0 && l.list == nullptr) {
-      return TAKYON_FAIL(log_, Status::kInvalidArgument, "%s is NULL but endpoint %c needs %d entries (%s = %d)",
-                         l.name, attrs.is_endpointA ? 'A' : 'B', l.count, l.count_name, l.count);
+      return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                         "%s is NULL but endpoint %c needs %d entries (%s = %d)", l.name,
+                         attrs.is_endpointA ? 'A' : 'B', l.count, l.count_name, l.count);
     }
   }
 
@@ -166,10 +180,12 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
   config.is_polling = attrs.is_polling;
   config.verbosity = attrs.verbosity;
   for (int i = 0; i < nsend; ++i) {
-    config.send.push_back({attrs.sender_max_bytes_list[i], reinterpret_cast<std::byte*>(attrs.sender_addr_list[i])});
+    config.send.push_back(
+        {attrs.sender_max_bytes_list[i], reinterpret_cast<std::byte*>(attrs.sender_addr_list[i])});
   }
   for (int i = 0; i < nrecv; ++i) {
-    config.recv.push_back({attrs.recver_max_bytes_list[i], reinterpret_cast<std::byte*>(attrs.recver_addr_list[i])});
+    config.recv.push_back(
+        {attrs.recver_max_bytes_list[i], reinterpret_cast<std::byte*>(attrs.recver_addr_list[i])});
   }
   if (entry->create(config, Deadline::after(attrs.path_create_timeout), log_, backend_) != Status::kOk) {
     return log_.status();
@@ -198,11 +214,13 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
   c_.attrs.recver_max_bytes_list = recv_bytes_.empty() ? nullptr : recv_bytes_.data();
   c_.attrs.recver_addr_list = recv_addrs_.empty() ? nullptr : recv_addrs_.data();
   c_.attrs.error_message = static_cast<char*>(std::calloc(TAKYON_MAX_ERROR_MESSAGE_CHARS, 1));
-  if (c_.attrs.error_message == nullptr) return TAKYON_FAIL(log_, Status::kNoMemory, "no memory for error_message");
+  if (c_.attrs.error_message == nullptr)
+    return TAKYON_FAIL(log_, Status::kNoMemory, "no memory for error_message");
 
   if ((attrs.verbosity & (TAKYON_VERBOSITY_CREATE_DESTROY | TAKYON_VERBOSITY_CREATE_DESTROY_MORE)) != 0) {
-    std::printf("Takyon: created endpoint %c of '%s' (%s, %d send / %d recv buffers)\n", attrs.is_endpointA ? 'A' : 'B',
-                attrs.interconnect, attrs.is_polling ? "polling" : "event driven", nsend, nrecv);
+    std::printf("Takyon: created endpoint %c of '%s' (%s, %d send / %d recv buffers)\n",
+                attrs.is_endpointA ? 'A' : 'B', attrs.interconnect,
+                attrs.is_polling ? "polling" : "event driven", nsend, nrecv);
   }
   if ((attrs.verbosity & TAKYON_VERBOSITY_CREATE_DESTROY_MORE) != 0) {
     for (int i = 0; i < nsend; ++i) {
@@ -211,8 +229,8 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
                   static_cast<unsigned long long>(table.remote_recv_bytes[i]));
     }
     for (int i = 0; i < nrecv; ++i) {
-      std::printf("Takyon:   recv buffer %d: %llu bytes at %p\n", i, static_cast<unsigned long long>(recv_bytes_[i]),
-                  static_cast<void*>(table.recv[i]));
+      std::printf("Takyon:   recv buffer %d: %llu bytes at %p\n", i,
+                  static_cast<unsigned long long>(recv_bytes_[i]), static_cast<void*>(table.recv[i]));
     }
   }
   std::fflush(stdout);
@@ -227,37 +245,40 @@ Status PathCore::reject_send(int buffer, uint64_t bytes, uint64_t src_offset, ui
   if (failed_) {
     return reject_failed_path(kOp, buffer);
   }
-  if (check_timed_out_ret(kOp, timed_out_wanted, a.send_start_timeout, a.send_finish_timeout, "send_start_timeout",
-                          "send_finish_timeout") != Status::kOk ||
+  if (check_timed_out_ret(kOp, timed_out_wanted, a.send_start_timeout, a.send_finish_timeout,
+                          "send_start_timeout", "send_finish_timeout") != Status::kOk ||
       check_buffer(kOp, "send", buffer, send_count()) != Status::kOk) {
     return log_.status();
   }
   const uint64_t size = send_bytes_[buffer];
   if (src_offset > size || bytes > size - src_offset) {
     (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
-                "bytes (%llu) + src_offset (%llu) exceed send buffer %d's size of %llu bytes",
-                static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(src_offset), buffer,
-                static_cast<unsigned long long>(size));
+                      "bytes (%llu) + src_offset (%llu) exceed send buffer %d's size of %llu bytes",
+                      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(src_offset),
+                      buffer, static_cast<unsigned long long>(size));
     return failed(kOp, buffer, Status::kInvalidArgument);
   }
   const uint64_t remote = backend_->buffers().remote_recv_bytes[buffer];
   if (dest_offset > remote || bytes > remote - dest_offset) {
     (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
-                "bytes (%llu) + dest_offset (%llu) exceed the peer's receive buffer %d of %llu bytes",
-                static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(dest_offset), buffer,
-                static_cast<unsigned long long>(remote));
+                      "bytes (%llu) + dest_offset (%llu) exceed the peer's receive buffer %d of %llu bytes",
+                      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(dest_offset),
+                      buffer, static_cast<unsigned long long>(remote));
     return failed(kOp, buffer, Status::kInvalidArgument);
   }
   if (shares_buffers_ && src_offset != dest_offset) {
-    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
-                "src_offset (%llu) != dest_offset (%llu): %s shares one buffer between sender and receiver, so "
-                "the data cannot move", static_cast<unsigned long long>(src_offset),
-                static_cast<unsigned long long>(dest_offset), provider_.name().c_str());
+    (void)TAKYON_FAIL(
+        log_, Status::kInvalidArgument,
+        "src_offset (%llu) != dest_offset (%llu): %s shares one buffer between sender and receiver, so "
+        "the data cannot move",
+        static_cast<unsigned long long>(src_offset), static_cast<unsigned long long>(dest_offset),
+        provider_.name().c_str());
     return failed(kOp, buffer, Status::kInvalidArgument);
   }
   if (in_flight_[buffer] != 0) {
-    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
-                "a non-blocking send on this buffer is still in progress; call takyonIsSendFinished() first");
+    (void)TAKYON_FAIL(
+        log_, Status::kInvalidArgument,
+        "a non-blocking send on this buffer is still in progress; call takyonIsSendFinished() first");
     return failed(kOp, buffer, Status::kInvalidArgument);
   }
   // Not reached: send() calls this only when one of the checks above fails.
@@ -265,7 +286,8 @@ Status PathCore::reject_send(int buffer, uint64_t bytes, uint64_t src_offset, ui
   return failed(kOp, buffer, Status::kInvalidArgument);
 }
 
-Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted) {
+Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                      bool timed_out_wanted) {
   // One cheap test per argument on the hot path; reject_send() says which one failed and why.
   if (failed_ || (!timed_out_wanted && !send_timeouts_forever_) ||
       static_cast<unsigned>(buffer) >= static_cast<unsigned>(send_bytes_.size())) [[unlikely]] {
@@ -273,8 +295,9 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
   }
   const uint64_t size = send_bytes_[buffer];
   const uint64_t remote = remote_recv_bytes_[buffer];
-  if (src_offset > size || bytes > size - src_offset || dest_offset > remote || bytes > remote - dest_offset ||
-      (shares_buffers_ && src_offset != dest_offset) || in_flight_[buffer] != 0) [[unlikely]] {
+  if (src_offset > size || bytes > size - src_offset || dest_offset > remote ||
+      bytes > remote - dest_offset || (shares_buffers_ && src_offset != dest_offset) ||
+      in_flight_[buffer] != 0) [[unlikely]] {
     return reject_send(buffer, bytes, src_offset, dest_offset, timed_out_wanted);
   }
   const TakyonPathAttributes& a = c_.attrs;
@@ -288,17 +311,20 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
   args.blocking = blocking_send_;
   const Status status = backend_->send(args);
   if (status < Status::kOk) [[unlikely]] {
-    TAKYON_FRAME(log_, "sending %llu bytes from offset %llu to offset %llu", static_cast<unsigned long long>(bytes),
-                 static_cast<unsigned long long>(src_offset), static_cast<unsigned long long>(dest_offset));
+    TAKYON_FRAME(log_, "sending %llu bytes from offset %llu to offset %llu",
+                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(src_offset),
+                 static_cast<unsigned long long>(dest_offset));
     return failed("takyonSend", buffer, status);
   }
   if (status == Status::kOk && !blocking_send_) in_flight_[buffer] = 1;
   if (trace_send_recv_) [[unlikely]] {
-    std::printf("Takyon: '%s' endpoint %c: send buffer %d: %llu bytes%s\n", a.interconnect, a.is_endpointA ? 'A' : 'B',
-                buffer, static_cast<unsigned long long>(bytes), status == Status::kTimedOut ? ": timed out" : "");
+    std::printf("Takyon: '%s' endpoint %c: send buffer %d: %llu bytes%s\n", a.interconnect,
+                a.is_endpointA ? 'A' : 'B', buffer, static_cast<unsigned long long>(bytes),
+                status == Status::kTimedOut ? ": timed out" : "");
     if ((a.verbosity & TAKYON_VERBOSITY_SEND_RECV_MORE) != 0) {
-      std::printf("Takyon:   src_offset %llu, dest_offset %llu, %s\n", static_cast<unsigned long long>(src_offset),
-                  static_cast<unsigned long long>(dest_offset), blocking_send_ ? "blocking" : "non-blocking");
+      std::printf("Takyon:   src_offset %llu, dest_offset %llu, %s\n",
+                  static_cast<unsigned long long>(src_offset), static_cast<unsigned long long>(dest_offset),
+                  blocking_send_ ? "blocking" : "non-blocking");
     }
     std::fflush(stdout);
   }
@@ -311,8 +337,9 @@ Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char*
     return reject_failed_path(api_name, buffer);
   }
   if (a.send_completion_method != TAKYON_USE_IS_SEND_FINISHED) {
-    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
-                "the path was created with send_completion_method TAKYON_BLOCKING: sends complete in takyonSend()");
+    (void)TAKYON_FAIL(
+        log_, Status::kInvalidArgument,
+        "the path was created with send_completion_method TAKYON_BLOCKING: sends complete in takyonSend()");
     return failed(api_name, buffer, Status::kInvalidArgument);
   }
   if (check_timed_out_ret(api_name, timed_out_wanted, TAKYON_WAIT_FOREVER, a.send_finish_timeout, "(start)",
@@ -338,16 +365,18 @@ Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_
     if (failed_) {
       return reject_failed_path(kOp, buffer);
     }
-    if (check_timed_out_ret(kOp, timed_out_wanted, a.recv_start_timeout, a.recv_finish_timeout, "recv_start_timeout",
-                            "recv_finish_timeout") != Status::kOk) {
+    if (check_timed_out_ret(kOp, timed_out_wanted, a.recv_start_timeout, a.recv_finish_timeout,
+                            "recv_start_timeout", "recv_finish_timeout") != Status::kOk) {
       return log_.status();
     }
     return check_buffer(kOp, "receive", buffer, recv_count());
   }
   const TakyonPathAttributes& a = c_.attrs;
   RecvResult result;
-  const Status status = backend_->recv(buffer, Deadline::after(a.recv_start_timeout), a.recv_finish_timeout, result);
-  if (status < Status::kOk) [[unlikely]] return failed(kOp, buffer, status);
+  const Status status =
+      backend_->recv(buffer, Deadline::after(a.recv_start_timeout), a.recv_finish_timeout, result);
+  if (status < Status::kOk) [[unlikely]]
+    return failed(kOp, buffer, status);
   if (status == Status::kOk) {
     if (bytes != nullptr) *bytes = result.bytes;
     if (offset != nullptr) *offset = result.offset;
@@ -358,8 +387,8 @@ Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_
                   a.is_endpointA ? 'A' : 'B', buffer, static_cast<unsigned long long>(result.bytes),
                   static_cast<unsigned long long>(result.offset));
     } else {
-      std::printf("Takyon: '%s' endpoint %c: recv buffer %d: timed out\n", a.interconnect, a.is_endpointA ? 'A' : 'B',
-                  buffer);
+      std::printf("Takyon: '%s' endpoint %c: recv buffer %d: timed out\n", a.interconnect,
+                  a.is_endpointA ? 'A' : 'B', buffer);
     }
     std::fflush(stdout);
   }
@@ -370,8 +399,8 @@ std::string PathCore::destroy() {
   const bool graceful = !failed_;
   const Status status = backend_->destroy(graceful, Deadline::after(c_.attrs.path_destroy_timeout));
   if ((c_.attrs.verbosity & (TAKYON_VERBOSITY_CREATE_DESTROY | TAKYON_VERBOSITY_CREATE_DESTROY_MORE)) != 0) {
-    std::printf("Takyon: destroyed endpoint %c of '%s' (%s)\n", c_.attrs.is_endpointA ? 'A' : 'B', c_.attrs.interconnect,
-                graceful ? "graceful" : "forced after an error");
+    std::printf("Takyon: destroyed endpoint %c of '%s' (%s)\n", c_.attrs.is_endpointA ? 'A' : 'B',
+                c_.attrs.interconnect, graceful ? "graceful" : "forced after an error");
     std::fflush(stdout);
   }
   backend_.reset();

@@ -19,7 +19,8 @@ class PathCore {
  public:
   /// Validates `attrs`, creates and connects the endpoint. On failure returns nullptr and the
   /// formatted error in `error` (already printed/aborted as the attributes ask).
-  static std::unique_ptr<PathCore> create(const TakyonPathAttributes& attrs, std::string& error, Status& status);
+  static std::unique_ptr<PathCore> create(const TakyonPathAttributes& attrs, std::string& error,
+                                          Status& status);
   ~PathCore();
   PathCore(const PathCore&) = delete;
   PathCore& operator=(const PathCore&) = delete;
@@ -52,13 +53,13 @@ class PathCore {
   /// Records a failure of `operation`: marks the path failed, formats the message into the C
   /// error buffer, prints and aborts as asked. Returns `status`.
   Status failed(const char* operation, int buffer, Status status);
-  [[gnu::cold, gnu::noinline]] Status reject_send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
-                                                  bool timed_out_wanted);
+  [[gnu::cold, gnu::noinline]] Status reject_send(int buffer, uint64_t bytes, uint64_t src_offset,
+                                                  uint64_t dest_offset, bool timed_out_wanted);
   /// Any call but destroy on a failed path: says so, quoting the first error.
   Status reject_failed_path(const char* operation, int buffer);
   Status check_buffer(const char* operation, const char* which, int buffer, int count);
-  Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish, const char* start_name,
-                             const char* finish_name);
+  Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish,
+                             const char* start_name, const char* finish_name);
 
   TakyonPath c_{};
   ErrorLog log_;
@@ -72,7 +73,7 @@ class PathCore {
   std::vector<size_t> send_addrs_;
   std::vector<size_t> recv_addrs_;
   std::vector<uint64_t> remote_recv_bytes_;  // the peer's receive buffer sizes, per send buffer
-  std::vector<char> in_flight_;  // non-blocking send started on buffer i, not yet finished
+  std::vector<char> in_flight_;              // non-blocking send started on buffer i, not yet finished
   // Decided once at create so the hot paths test one flag each.
   bool send_timeouts_forever_ = true;
   bool recv_timeouts_forever_ = true;

@@ -25,7 +25,9 @@ const std::vector<TakyonProviderInfo>& rows() {
 
 }  // namespace
 
-std::span<const TakyonProviderInfo> providers() noexcept { return rows(); }
+std::span<const TakyonProviderInfo> providers() noexcept {
+  return rows();
+}
 
 const TakyonProviderInfo* find_provider(std::string_view name) noexcept {
   name = name.substr(0, name.find(' '));
@@ -39,7 +41,9 @@ const TakyonProviderInfo* find_provider(std::string_view name) noexcept {
 
 extern "C" {
 
-TAKYON_API int takyonProviderCount(void) { return static_cast<int>(takyon::providers().size()); }
+TAKYON_API int takyonProviderCount(void) {
+  return static_cast<int>(takyon::providers().size());
+}
 
 TAKYON_API const TakyonProviderInfo* takyonProviderInfo(int index) {
   const auto all = takyon::providers();

@@ -98,8 +98,9 @@ Status ProviderArgs::parse(std::string_view text, ProviderArgs& out, ErrorLog& l
     const std::string_view key = body.substr(0, eq);
     const std::string_view value = body.substr(eq + 1);
     if (key.empty()) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': option '%.*s' has no name before '='",
-                         out.text_.c_str(), static_cast<int>(token.size()), token.data());
+      return TAKYON_FAIL(log, Status::kInvalidArgument,
+                         "interconnect '%s': option '%.*s' has no name before '='", out.text_.c_str(),
+                         static_cast<int>(token.size()), token.data());
     }
     if (value.empty()) {
       return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': option '-%.*s=' has no value",
@@ -118,46 +119,52 @@ Status ProviderArgs::validate(const ProviderSpec& spec, ErrorLog& log) const {
   for (const std::string& flag : flags_) {
     const bool known = std::find(spec.flags.begin(), spec.flags.end(), flag) != spec.flags.end();
     if (known) continue;
-    const bool is_key = std::any_of(spec.keys.begin(), spec.keys.end(),
-                                    [&](const KeySpec& k) { return k.key == flag; });
+    const bool is_key =
+        std::any_of(spec.keys.begin(), spec.keys.end(), [&](const KeySpec& k) { return k.key == flag; });
     if (is_key) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': option '-%s' needs a value (-%s=<value>)",
-                         text_.c_str(), flag.c_str(), flag.c_str());
+      return TAKYON_FAIL(log, Status::kInvalidArgument,
+                         "interconnect '%s': option '-%s' needs a value (-%s=<value>)", text_.c_str(),
+                         flag.c_str(), flag.c_str());
     }
     return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': unknown option '-%s' for %s (accepted flags: %s; keys: %s)", text_.c_str(),
-                       flag.c_str(), name_.c_str(), join_names(spec.flags, "-").c_str(), join_keys(spec.keys).c_str());
+                       "interconnect '%s': unknown option '-%s' for %s (accepted flags: %s; keys: %s)",
+                       text_.c_str(), flag.c_str(), name_.c_str(), join_names(spec.flags, "-").c_str(),
+                       join_keys(spec.keys).c_str());
   }
   for (const auto& [key, value] : values_) {
-    const auto found = std::find_if(spec.keys.begin(), spec.keys.end(), [&](const KeySpec& k) { return k.key == key; });
+    const auto found =
+        std::find_if(spec.keys.begin(), spec.keys.end(), [&](const KeySpec& k) { return k.key == key; });
     if (found == spec.keys.end()) {
       const bool is_flag = std::find(spec.flags.begin(), spec.flags.end(), key) != spec.flags.end();
       if (is_flag) {
-        return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': flag '-%s' takes no value (got '=%s')",
-                           text_.c_str(), key.c_str(), value.c_str());
+        return TAKYON_FAIL(log, Status::kInvalidArgument,
+                           "interconnect '%s': flag '-%s' takes no value (got '=%s')", text_.c_str(),
+                           key.c_str(), value.c_str());
       }
       return TAKYON_FAIL(log, Status::kInvalidArgument,
-                         "interconnect '%s': unknown option '-%s' for %s (accepted flags: %s; keys: %s)", text_.c_str(),
-                         key.c_str(), name_.c_str(), join_names(spec.flags, "-").c_str(), join_keys(spec.keys).c_str());
+                         "interconnect '%s': unknown option '-%s' for %s (accepted flags: %s; keys: %s)",
+                         text_.c_str(), key.c_str(), name_.c_str(), join_names(spec.flags, "-").c_str(),
+                         join_keys(spec.keys).c_str());
     }
     if (found->kind == ValueKind::kText) continue;
     const uint64_t limit = found->kind == ValueKind::kUint16 ? UINT16_MAX : UINT32_MAX;
     uint64_t number = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (error == std::errc::result_out_of_range || (error == std::errc() && number > limit)) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': -%s=%s is out of range (0 to %llu)",
-                         text_.c_str(), key.c_str(), value.c_str(), static_cast<unsigned long long>(limit));
+      return TAKYON_FAIL(log, Status::kInvalidArgument,
+                         "interconnect '%s': -%s=%s is out of range (0 to %llu)", text_.c_str(), key.c_str(),
+                         value.c_str(), static_cast<unsigned long long>(limit));
     }
     if (error != std::errc() || end != value.data() + value.size()) {
       return TAKYON_FAIL(log, Status::kInvalidArgument,
-                         "interconnect '%s': -%s=%s is not a non-negative integer", text_.c_str(), key.c_str(),
-                         value.c_str());
+                         "interconnect '%s': -%s=%s is not a non-negative integer", text_.c_str(),
+                         key.c_str(), value.c_str());
     }
   }
   for (const KeySpec& key : spec.keys) {
     if (key.required && !value(key.key)) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': %s needs -%.*s=<%s>", text_.c_str(),
-                         name_.c_str(), static_cast<int>(key.key.size()), key.key.data(),
+      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': %s needs -%.*s=<%s>",
+                         text_.c_str(), name_.c_str(), static_cast<int>(key.key.size()), key.key.data(),
                          key.kind == ValueKind::kText ? "text" : "number");
     }
   }

@@ -21,7 +21,7 @@ class BootstrapError : public std::runtime_error {
 };
 
 struct JobInfo {
-  int rank = 0;        ///< 0 .. size-1
+  int rank = 0;  ///< 0 .. size-1
   int size = 1;
   int local_rank = 0;  ///< among the ranks on this host, 0 .. local_size-1
   int local_size = 1;

@@ -24,8 +24,8 @@ using CtxMask = std::uint64_t[kCtxSlots / 64];
 
 struct CommInfo {
   MPI_Comm handle;
-  int ctx;        ///< point-to-point context id
-  int coll_ctx;   ///< context id of the communicator's collectives (never matches user messages)
+  int ctx;       ///< point-to-point context id
+  int coll_ctx;  ///< context id of the communicator's collectives (never matches user messages)
   bool is_self;
   MPI_Errhandler errhandler;
   // --- communicator management (part 2); WORLD and SELF leave members empty ---
@@ -36,7 +36,8 @@ struct CommInfo {
   std::string name;
   std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
-  std::shared_ptr<const struct Topology> topo;  ///< Cartesian or graph topology (topo.hpp); Comm_dup shares it
+  std::shared_ptr<const struct Topology>
+      topo;  ///< Cartesian or graph topology (topo.hpp); Comm_dup shares it
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.
@@ -50,9 +51,11 @@ namespace detail {
 extern CommInfo g_world;
 extern int g_world_size;  ///< MPI_COMM_WORLD's size and this rank in it: set by MPI_Init (the engine's)
 extern int g_world_rank;
-}
+}  // namespace detail
 /// MPI_COMM_WORLD's CommInfo (find_comm(MPI_COMM_WORLD), without the call).
-inline CommInfo& world_comm() { return detail::g_world; }
+inline CommInfo& world_comm() {
+  return detail::g_world;
+}
 /// Like find_comm() but throws MpiError(MPI_ERR_COMM) naming `fn`; also checks MPI is initialized.
 CommInfo& check_comm(MPI_Comm comm, const char* fn);
 /// Throws MpiError(MPI_ERR_OTHER) naming `fn` unless MPI is initialized and not finalized.

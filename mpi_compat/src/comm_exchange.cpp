@@ -37,7 +37,8 @@ void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int c
                   std::size_t bytes, void* all) {
   const std::size_t n = members.size();
   // Shared: a send still in flight when a peer's death ends this call keeps it (Request::keep).
-  std::shared_ptr<unsigned char[]> held_block = std::make_shared_for_overwrite<unsigned char[]>(n * bytes + 1);
+  std::shared_ptr<unsigned char[]> held_block =
+      std::make_shared_for_overwrite<unsigned char[]>(n * bytes + 1);
   unsigned char* held = held_block.get();
   if (bytes > 0) std::memcpy(held, mine, bytes);
   Engine& e = engine();

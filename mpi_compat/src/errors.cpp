@@ -215,7 +215,8 @@ int last_used_code() {
 }
 
 int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
-  if (error_class >= 0 && std::size_t(error_class) < g_details.size()) g_details[std::size_t(error_class)] = message;
+  if (error_class >= 0 && std::size_t(error_class) < g_details.size())
+    g_details[std::size_t(error_class)] = message;
   MPI_Errhandler handler = errhandler_of(comm);
   if (handler == MPI_ERRORS_RETURN) return error_class;
   if (UserErrhandler* user = find_user_errhandler(handler)) {

@@ -29,10 +29,10 @@
 #include "bootstrap.hpp"
 #include "comm_basic.hpp"
 #include "common/knobs.hpp"
+#include "cpu_order.hpp"
 #include "errors.hpp"
 #include "job_id.hpp"
 #include "mpi.h"
-#include "cpu_order.hpp"
 #include "path/provider.hpp"
 #include "pt2pt/cpu_watch.hpp"
 #include "shm/heap.hpp"
@@ -215,17 +215,21 @@ void check_knobs() {
     const common::KnobLayer layer = common::knob(id).layer;
     if (layer != common::KnobLayer::kMpi && layer != common::KnobLayer::kMpiCollectives) continue;
     if (id >= KnobId::kCollBarrier && id <= KnobId::kCollReduceScatter) continue;
-    if (const std::string problem = common::knob_problem(id); !problem.empty()) fail(MPI_ERR_ARG, "MPI_Init", problem);
+    if (const std::string problem = common::knob_problem(id); !problem.empty())
+      fail(MPI_ERR_ARG, "MPI_Init", problem);
   }
   auto ns = [](KnobId id, std::uint64_t unit) { return std::uint64_t(common::knob_integer(id)) * unit; };
-  Backoff::configure({ns(KnobId::kMpiSpinUs, 1000), ns(KnobId::kMpiWatchUs, 1000), ns(KnobId::kMpiYieldMs, 1000000),
-                      ns(KnobId::kMpiSleepUs, 1000), ns(KnobId::kMpiLivenessMs, 1000000)});
+  Backoff::configure({ns(KnobId::kMpiSpinUs, 1000), ns(KnobId::kMpiWatchUs, 1000),
+                      ns(KnobId::kMpiYieldMs, 1000000), ns(KnobId::kMpiSleepUs, 1000),
+                      ns(KnobId::kMpiLivenessMs, 1000000)});
 }
 
 /// Starts the CpuWatch over this rank's same-host peers (those with an inbox mapped).
 void watch_cpus(Runtime& rt, int home) {
   if (rt.inboxes.empty() || rt.inboxes[std::size_t(rt.rank)].data() == nullptr) return;
-  auto note_of = [&](int r) { return &static_cast<shm::InboxHeader*>(rt.inboxes[std::size_t(r)].data())->cpu; };
+  auto note_of = [&](int r) {
+    return &static_cast<shm::InboxHeader*>(rt.inboxes[std::size_t(r)].data())->cpu;
+  };
   std::vector<std::atomic<std::int32_t>*> peers;
   for (int r = 0; r < rt.size; ++r) {
     if (r != rt.rank && rt.inboxes[std::size_t(r)].data() != nullptr) peers.push_back(note_of(r));

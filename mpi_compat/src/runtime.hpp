@@ -40,6 +40,8 @@ namespace detail {
 extern Engine* g_engine;
 }
 /// The engine; only while runtime_active().
-inline Engine& engine() { return *detail::g_engine; }
+inline Engine& engine() {
+  return *detail::g_engine;
+}
 
 }  // namespace takyon::mpi

@@ -16,7 +16,7 @@ int main(void) {
   fprintf(stderr, "(the next lines, if any, are the expected complaints about NULL paths)\n");
   int null_path = checkNullPathCalls();
   printf("takyon.h: %s, takyon_extensions.h: %s, takyon_providers.h: %s, NULL path calls rejected: %s\n",
-         takyon_h == 0 ? "ok" : "FAILED", extensions_h == 0 ? "ok" : "FAILED", providers_h == 0 ? "ok" : "FAILED",
-         null_path == 0 ? "ok" : "FAILED");
+         takyon_h == 0 ? "ok" : "FAILED", extensions_h == 0 ? "ok" : "FAILED",
+         providers_h == 0 ? "ok" : "FAILED", null_path == 0 ? "ok" : "FAILED");
   return (takyon_h == 0 && extensions_h == 0 && providers_h == 0 && null_path == 0) ? 0 : 1;
 }

@@ -30,7 +30,8 @@ typedef struct {
 /* Opens endpoint A or B of a path, notes its provider row, destroys it. */
 static void *openPath(void *arg) {
   Endpoint *endpoint = (Endpoint *)arg;
-  TakyonPathAttributes attrs = takyonAllocAttributes(endpoint->is_endpointA, true, 1, 1, 64, 20.0, endpoint->interconnect);
+  TakyonPathAttributes attrs =
+      takyonAllocAttributes(endpoint->is_endpointA, true, 1, 1, 64, 20.0, endpoint->interconnect);
   TakyonPath *path = takyonCreate(&attrs);
   takyonFreeAttributes(attrs);
   if (path != NULL) {
@@ -40,12 +41,12 @@ static void *openPath(void *arg) {
   return NULL;
 }
 
-#define EXPECT(condition)                                                         \
-  do {                                                                            \
-    if (!(condition)) {                                                           \
+#define EXPECT(condition)                                                           \
+  do {                                                                              \
+    if (!(condition)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                 \
-    }                                                                             \
+      ++failures;                                                                   \
+    }                                                                               \
   } while (0)
 
 int checkProvidersHeader(void) {
@@ -73,7 +74,7 @@ int checkProvidersHeader(void) {
     /* A pair of one-way providers: one end sends, the other receives. */
     if (peer != NULL && peer != p) EXPECT(p->sends != peer->sends && p->receives != peer->receives);
     EXPECT(!p->shares_buffers || !p->app_send_buffers); /* a shared buffer is the receiver's */
-    EXPECT(!p->reliable || p->connected || !p->sends);   /* reliable delivery needs a connection */
+    EXPECT(!p->reliable || p->connected || !p->sends);  /* reliable delivery needs a connection */
   }
   const TakyonProviderInfo *memcpy_row = find_fn("InterThreadMemcpy");
   EXPECT(memcpy_row != NULL && memcpy_row->available && memcpy_row->reach == TAKYON_REACH_THREADS);

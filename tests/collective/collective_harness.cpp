@@ -47,10 +47,12 @@ std::vector<int> binary_tree(int n) {
   return parent;
 }
 
-std::vector<int> uneven_tree11() { return {-1, 0, 0, 1, 1, 2, 2, 2, 4, 4, 5}; }
+std::vector<int> uneven_tree11() {
+  return {-1, 0, 0, 1, 1, 2, 2, 2, 4, 4, 5};
+}
 
-std::pair<TakyonPath*, std::vector<TakyonPath*>> tree_links(const MemberPaths& paths, const std::vector<int>& parent,
-                                                            int member) {
+std::pair<TakyonPath*, std::vector<TakyonPath*>> tree_links(const MemberPaths& paths,
+                                                            const std::vector<int>& parent, int member) {
   TakyonPath* up = member == 0 ? nullptr : paths.by_edge[static_cast<size_t>(member - 1)];
   std::vector<TakyonPath*> down;
   for (size_t m = 1; m < parent.size(); m++) {
@@ -79,8 +81,8 @@ std::string run_one(int member, const std::vector<Edge>& edges, const std::vecto
     if (options.recv_start_timeout >= -1.0) attrs.recv_start_timeout = options.recv_start_timeout;
     paths.by_edge[e] = takyonCreate(&attrs);
     if (paths.by_edge[e] == nullptr) {
-      failure = "member " + std::to_string(member) + ": creating edge " + std::to_string(e) + " failed: " +
-                (attrs.error_message != nullptr ? attrs.error_message : "?");
+      failure = "member " + std::to_string(member) + ": creating edge " + std::to_string(e) +
+                " failed: " + (attrs.error_message != nullptr ? attrs.error_message : "?");
       std::free(attrs.error_message);
     }
     takyonFreeAttributes(attrs);

@@ -42,7 +42,7 @@ struct HarnessOptions {
   bool polling = false;
   int nbufs = 2;
   uint64_t bytes = 1024;
-  double timeout = 20.0;   ///< Every path timeout (a bug fails the test instead of hanging it).
+  double timeout = 20.0;             ///< Every path timeout (a bug fails the test instead of hanging it).
   double recv_start_timeout = -2.0;  ///< Overrides recv_start_timeout when >= -1.
 };
 
@@ -55,7 +55,7 @@ std::string run_members(int nmembers, const std::vector<Edge>& edges, const Harn
                         const MemberFn& fn);
 
 /// The tree neighbours of `member` from tree_edges(parent): its parent path and child paths.
-std::pair<TakyonPath*, std::vector<TakyonPath*>> tree_links(const MemberPaths& paths, const std::vector<int>& parent,
-                                                            int member);
+std::pair<TakyonPath*, std::vector<TakyonPath*>> tree_links(const MemberPaths& paths,
+                                                            const std::vector<int>& parent, int member);
 
 }  // namespace takyon::test

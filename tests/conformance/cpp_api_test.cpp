@@ -24,7 +24,8 @@ TEST_P(TwoSided, CppApiRoundTrip) {
   const uint32_t id = new_id();
   constexpr std::uint64_t kBytes = 8192;
   const auto options_for = [&](const Endpoint& ep) {
-    PathOptions options = PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 2, kBytes);
+    PathOptions options =
+        PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 2, kBytes);
     options.polling = polling();
     options.timeouts.send_start = kDefaultTimeout;
     options.timeouts.recv_start = kDefaultTimeout;
@@ -78,7 +79,8 @@ TEST_P(TwoSided, CppApiRoundTrip) {
 TEST_P(TwoSided, CppApiStartTimeoutsAreReturnValues) {
   const uint32_t id = new_id();
   const auto options_for = [&](const Endpoint& ep) {
-    PathOptions options = PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 1, 256);
+    PathOptions options =
+        PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 1, 256);
     options.polling = polling();
     options.timeouts.send_start = 0.05;
     options.timeouts.recv_start = 0.05;
@@ -133,8 +135,9 @@ TEST_P(TwoSided, VerbosityPrintsMentionTheProvider) {
   std::fflush(stdout);
   const std::string out = ::testing::internal::GetCapturedStdout();
   const std::string interconnect = interconnect_for(provider(), id, true);
-  EXPECT_NE(out.find(interconnect), std::string::npos) << "stdout does not mention '" << interconnect << "':\n"
-                                                       << out;
+  EXPECT_NE(out.find(interconnect), std::string::npos)
+      << "stdout does not mention '" << interconnect << "':\n"
+      << out;
   EXPECT_NE(out.find(std::to_string(id)), std::string::npos) << "stdout does not mention the ID:\n" << out;
 }
 

@@ -113,7 +113,8 @@ TEST_P(TwoSided, CreateTimeoutWithoutPeerNamesTheProvider) {
     if (path != nullptr) std::free(takyonDestroy(&path));
     const std::string error = take_string(attrs.attrs.error_message);
     const std::string interconnect = interconnect_for(provider(), id, endpoint_a);
-    EXPECT_NE(error.find(interconnect), std::string::npos) << "error does not name '" << interconnect << "': " << error;
+    EXPECT_NE(error.find(interconnect), std::string::npos)
+        << "error does not name '" << interconnect << "': " << error;
     EXPECT_TRUE(fired_on_time(elapsed, kTimeout))
         << "path_create_timeout " << kTimeout << " s took " << elapsed << " s";
   }

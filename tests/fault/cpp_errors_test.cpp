@@ -123,7 +123,8 @@ TEST_F(CppErrors, ConstructorRejectsBadTimeoutsAndAddresses) {
 TEST_F(CppErrors, MismatchedBufferCountsThrowOnBothSides) {
   const uint32_t id = new_id();
   const auto endpoint = [&](Endpoint& ep) {
-    PathOptions o = PathOptions::symmetric(interconnect_for("InterThreadMemcpy", id, ep.is_a()), ep.is_a(), 1, 64);
+    PathOptions o =
+        PathOptions::symmetric(interconnect_for("InterThreadMemcpy", id, ep.is_a()), ep.is_a(), 1, 64);
     o.timeouts.create = 3.0;
     if (ep.is_a()) o.send_bytes.assign(11, 64);   // A->B: 11 on A ...
     if (!ep.is_a()) o.recv_bytes.assign(12, 64);  // ... 12 on B.

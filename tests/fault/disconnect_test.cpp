@@ -152,10 +152,10 @@ TEST_P(KilledPeer, WaitingCallFailsPromptly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(InterProcess, KilledPeer,
-                         ::testing::Combine(::testing::ValuesIn(shared_memory_providers()),
-                                            ::testing::Bool(),
+                         ::testing::Combine(::testing::ValuesIn(shared_memory_providers()), ::testing::Bool(),
                                             ::testing::Values(WaitIn::kRecv, WaitIn::kRecvZombiePeer,
-                                                              WaitIn::kRecvPolled, WaitIn::kSend, WaitIn::kDestroy)),
+                                                              WaitIn::kRecvPolled, WaitIn::kSend,
+                                                              WaitIn::kDestroy)),
                          disconnect_param_name);
 
 // ---- Peer endpoint destroyed (gracefully) while this side waits (every provider).

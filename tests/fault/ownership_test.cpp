@@ -176,8 +176,7 @@ TEST_P(StaleSharedMemory, KilledDuringCreateDoesNotBlockTheId) {
   expect_path_works(provider(), id);
 }
 
-INSTANTIATE_TEST_SUITE_P(InterProcess, StaleSharedMemory,
-                         ::testing::ValuesIn(shared_memory_providers()),
+INSTANTIATE_TEST_SUITE_P(InterProcess, StaleSharedMemory, ::testing::ValuesIn(shared_memory_providers()),
                          provider_name_param_name);
 
 }  // namespace

@@ -33,7 +33,8 @@ int main(int argc, char **argv) {
   }
   const TakyonBuffer *buffer = &graph->process_list[0].buffer_list[0];
   const size_t expected = (size_t)g_addr + 128;
-  int ok = g_allocations == 1 && buffer->addr == g_addr && graph->path_list[0].attrsA.sender_addr_list[0] == expected;
+  int ok = g_allocations == 1 && buffer->addr == g_addr &&
+           graph->path_list[0].attrsA.sender_addr_list[0] == expected;
   takyonFreeGraphDescription(graph, 0);
   ok = ok && g_frees == 1;
   if (!ok) {

@@ -15,7 +15,8 @@ int g_allocations = 0;  // only the main thread loads graphs in this test progra
 
 }  // namespace
 
-extern "C" void* appAllocateMemory(const char* /*name*/, const char* where, uint64_t bytes, void** user_data_ret) {
+extern "C" void* appAllocateMemory(const char* /*name*/, const char* where, uint64_t bytes,
+                                   void** user_data_ret) {
   if (std::strcmp(where, "CPU") != 0) return nullptr;
   ++g_allocations;
   *user_data_ret = nullptr;
@@ -107,8 +108,8 @@ TEST(GraphLoad, FullGraphPathAttributes) {
   EXPECT_TRUE(a.is_polling);  // from Defaults
   EXPECT_FALSE(a.abort_on_failure);
   EXPECT_EQ(a.verbosity, TAKYON_VERBOSITY_ERRORS);  // built in
-  for (double timeout : {a.path_create_timeout, a.send_start_timeout, a.send_finish_timeout, a.recv_start_timeout,
-                         a.recv_finish_timeout, a.path_destroy_timeout}) {
+  for (double timeout : {a.path_create_timeout, a.send_start_timeout, a.send_finish_timeout,
+                         a.recv_start_timeout, a.recv_finish_timeout, a.path_destroy_timeout}) {
     EXPECT_EQ(timeout, TAKYON_WAIT_FOREVER);
   }
   EXPECT_EQ(a.send_completion_method, TAKYON_BLOCKING);
@@ -200,8 +201,8 @@ TEST(GraphLoad, FullGraphCollectives) {
   EXPECT_EQ(n10.children[0].children[0].path_index, 2);
   EXPECT_EQ(n10.children[0].children[0].num_children, 0);
 
-  const TakyonCollectiveType types[] = {TAKYON_COLLECTIVE_BARRIER, TAKYON_COLLECTIVE_SCATTER,
-                                        TAKYON_COLLECTIVE_GATHER,  TAKYON_COLLECTIVE_ONE2ONE,
+  const TakyonCollectiveType types[] = {TAKYON_COLLECTIVE_BARRIER,  TAKYON_COLLECTIVE_SCATTER,
+                                        TAKYON_COLLECTIVE_GATHER,   TAKYON_COLLECTIVE_ONE2ONE,
                                         TAKYON_COLLECTIVE_ALLTOALL, TAKYON_COLLECTIVE_REDUCE,
                                         TAKYON_COLLECTIVE_BCAST};
   for (int c = 0; c < 7; ++c) {
@@ -225,9 +226,10 @@ TEST(GraphLoad, PrintShowsEveryItem) {
   takyonPrintGraph(graph.get());
   takyonPrintGraph(nullptr);
   const std::string out = ::testing::internal::GetCapturedStdout();
-  for (const char* text : {"src: 1 instance, group IDs 0..0", "work: 3 instances, group IDs 1..3", "buffer image: CPU, 8192 bytes",
-                           "Path 20:", "UnicastSendSocket -IP=127.0.0.1 -port=4000", "tree (BARRIER): 10:A ( 9:A ( 8:A ) )",
-                           "all (ALLTOALL): 9:A 8:B 7:A", "Graph: NULL"}) {
+  for (const char* text :
+       {"src: 1 instance, group IDs 0..0", "work: 3 instances, group IDs 1..3",
+        "buffer image: CPU, 8192 bytes", "Path 20:", "UnicastSendSocket -IP=127.0.0.1 -port=4000",
+        "tree (BARRIER): 10:A ( 9:A ( 8:A ) )", "all (ALLTOALL): 9:A 8:B 7:A", "Graph: NULL"}) {
     EXPECT_NE(out.find(text), std::string::npos) << "missing '" << text << "' in:\n" << out;
   }
 }
@@ -235,9 +237,9 @@ TEST(GraphLoad, PrintShowsEveryItem) {
 TEST(GraphLoad, ProcessIdOutOfRange) {
   for (int process_id : {2, -1}) {
     EXPECT_EQ(takyonLoadGraphDescription(process_id, (kGood + "/no_buffers.txt").c_str()), nullptr);
-    EXPECT_EQ(std::string(takyonExtensionError()),
-              kGood + "/no_buffers.txt: process ID " + std::to_string(process_id) +
-                  " is not in the graph (it defines processes 0..0)");
+    EXPECT_EQ(std::string(takyonExtensionError()), kGood + "/no_buffers.txt: process ID " +
+                                                       std::to_string(process_id) +
+                                                       " is not in the graph (it defines processes 0..0)");
   }
 }
 
@@ -252,12 +254,13 @@ TEST(GraphLoad, UnreadableFile) {
 }
 
 TEST(GraphLoad, AllocatorReturningNullNamesTheBuffer) {
-  std::string text = "Groups\nGroup: g\n  Instances: 1\nProcesses\nProcess: 0\n  GroupIDs: g[0]\nBuffers\n"
-                     "Buffer: ok\n  ProcessId: 0\n  Where: CPU\n  Bytes: 10\n"
-                     "Buffer: gpu\n  ProcessId: 0\n  Where: CUDA:7\n  Bytes: 10\nPaths\nPath: 1\n  Endpoints: g[0], -\n"
-                     "  InterconnectA: UnicastSendSocket -IP=127.0.0.1 -port=9\n  InterconnectB: -\n"
-                     "  NBufsAtoB: 1, 0\n  NBufsBtoA: 0, 0\n  SenderMaxBytesList: 10, -\n  RecverMaxBytesList: -, -\n"
-                     "Collectives\n";
+  std::string text =
+      "Groups\nGroup: g\n  Instances: 1\nProcesses\nProcess: 0\n  GroupIDs: g[0]\nBuffers\n"
+      "Buffer: ok\n  ProcessId: 0\n  Where: CPU\n  Bytes: 10\n"
+      "Buffer: gpu\n  ProcessId: 0\n  Where: CUDA:7\n  Bytes: 10\nPaths\nPath: 1\n  Endpoints: g[0], -\n"
+      "  InterconnectA: UnicastSendSocket -IP=127.0.0.1 -port=9\n  InterconnectB: -\n"
+      "  NBufsAtoB: 1, 0\n  NBufsBtoA: 0, 0\n  SenderMaxBytesList: 10, -\n  RecverMaxBytesList: -, -\n"
+      "Collectives\n";
   TempGraphFile file(text);
   EXPECT_EQ(takyonLoadGraphDescription(0, file.path().c_str()), nullptr);
   EXPECT_EQ(std::string(takyonExtensionError()),
@@ -270,9 +273,11 @@ TEST(GraphLoad, LookupsNeedTheLoadingProcessAndCreatedPaths) {
   ASSERT_NE(graph.get(), nullptr) << takyonExtensionError();
   EXPECT_FALSE(takyonCreateGroupPaths(graph.get(), 3));
   EXPECT_EQ(std::string(takyonExtensionError()),
-            "takyonCreateGroupPaths: work[2] (group ID 3) runs in process 1, but this graph was loaded for process 0");
+            "takyonCreateGroupPaths: work[2] (group ID 3) runs in process 1, but this graph was loaded for "
+            "process 0");
   EXPECT_FALSE(takyonCreateGroupPaths(graph.get(), 9));
-  EXPECT_EQ(std::string(takyonExtensionError()), "takyonCreateGroupPaths: group ID 9 is not in the graph (group IDs are 0..3)");
+  EXPECT_EQ(std::string(takyonExtensionError()),
+            "takyonCreateGroupPaths: group ID 9 is not in the graph (group IDs are 0..3)");
   EXPECT_FALSE(takyonCreateGroupPaths(nullptr, 0));
   EXPECT_EQ(takyonGetBarrier(graph.get(), "nope", 0), nullptr);
   EXPECT_EQ(takyonGetScatterSrc(graph.get(), "tree", 0), nullptr) << "the name exists, but as a BARRIER";

@@ -21,13 +21,16 @@
 #include "support/path_ids.hpp"
 #include "takyon/takyon_extensions.h"
 
-extern "C" void* appAllocateMemory(const char* /*name*/, const char* where, uint64_t bytes, void** user_data_ret) {
+extern "C" void* appAllocateMemory(const char* /*name*/, const char* where, uint64_t bytes,
+                                   void** user_data_ret) {
   if (std::strcmp(where, "CPU") != 0) return nullptr;
   *user_data_ret = nullptr;
   return std::calloc(1, static_cast<size_t>(bytes));
 }
 
-extern "C" void appFreeMemory(const char* /*where*/, void* /*user_data*/, void* addr) { std::free(addr); }
+extern "C" void appFreeMemory(const char* /*where*/, void* /*user_data*/, void* addr) {
+  std::free(addr);
+}
 
 namespace {
 
@@ -37,10 +40,13 @@ using takyon::test::TempGraphFile;
 using takyon::test::unique_path_id;
 
 constexpr char kDefaults[] =
-    "Defaults\n  NBufsAtoB: 1, 1\n  NBufsBtoA: 1, 1\n  SenderMaxBytesList: 64, 64\n  RecverMaxBytesList: 64, 64\n"
+    "Defaults\n  NBufsAtoB: 1, 1\n  NBufsBtoA: 1, 1\n  SenderMaxBytesList: 64, 64\n  RecverMaxBytesList: 64, "
+    "64\n"
     "  PathCreateTimeout: 30, 30\n  RecvStartTimeout: 30, 30\n  PathDestroyTimeout: 30, 30\n";
 
-std::string id_text() { return std::to_string(unique_path_id()); }
+std::string id_text() {
+  return std::to_string(unique_path_id());
+}
 
 // Runs fn(group_id) on one thread per group instance of `process_id` and collects failures.
 void run_groups(TakyonGraph* graph, int process_id, const std::function<std::string(int)>& fn) {
@@ -73,7 +79,8 @@ std::string recv_bytes(TakyonPath* path, uint8_t seed, uint64_t bytes) {
   uint64_t got = 0;
   uint64_t offset = 0;
   bool timed_out = false;
-  if (!takyonRecv(path, 0, &got, &offset, &timed_out)) return std::string("recv: ") + path->attrs.error_message;
+  if (!takyonRecv(path, 0, &got, &offset, &timed_out))
+    return std::string("recv: ") + path->attrs.error_message;
   if (timed_out) return "recv timed out";
   if (got != bytes) return "received " + std::to_string(got) + " bytes, expected " + std::to_string(bytes);
   const auto* data = reinterpret_cast<const uint8_t*>(path->attrs.recver_addr_list[0] + offset);
@@ -108,10 +115,12 @@ TEST(GraphRun, ApplicationBufferBehindTheSendBuffer) {
     const TakyonConnection& connection = graph->path_list[0];
     std::string failure;
     if (group_id == 0) {
-      if (connection.pathA->attrs.sender_addr_list[0] != block + 512) failure = "send buffer is not block:512";
+      if (connection.pathA->attrs.sender_addr_list[0] != block + 512)
+        failure = "send buffer is not block:512";
       if (failure.empty()) failure = send_bytes(connection.pathA, 7, 64);
     } else {
-      if (connection.pathB->attrs.recver_addr_list[0] != block + 64) failure = "receive buffer is not block:64";
+      if (connection.pathB->attrs.recver_addr_list[0] != block + 64)
+        failure = "receive buffer is not block:64";
       if (failure.empty()) failure = recv_bytes(connection.pathB, 7, 64);
     }
     if (!takyonDestroyGroupPaths(graph.get(), group_id) && failure.empty()) failure = takyonExtensionError();
@@ -124,8 +133,11 @@ TEST(GraphRun, ApplicationBufferBehindTheSendBuffer) {
 // Each instance is endpoint A of one path and B of another (a cycle), and the file lists the
 // paths out of ID order: creating "my A sides first" or in file order per side would deadlock.
 TEST(GraphRun, TriangleCreatedConcurrentlyWithoutDeadlock) {
-  std::string text = std::string("Groups\nGroup: node\n  Instances: 3\nProcesses\nProcess: 0\n  GroupIDs: node[2] node[0] node[1]\n"
-                                 "Buffers\nPaths\n") + kDefaults;
+  std::string text =
+      std::string(
+          "Groups\nGroup: node\n  Instances: 3\nProcesses\nProcess: 0\n  GroupIDs: node[2] node[0] node[1]\n"
+          "Buffers\nPaths\n") +
+      kDefaults;
   const int ids[] = {2, 0, 1};
   for (int id : ids) {
     const int a = id;
@@ -146,7 +158,8 @@ TEST(GraphRun, TriangleCreatedConcurrentlyWithoutDeadlock) {
       TakyonPath* in = path_with_id(graph.get(), (group_id + 2) % 3).pathB;
       std::string failure = send_bytes(out, static_cast<uint8_t>(group_id), 32);
       if (failure.empty()) failure = recv_bytes(in, static_cast<uint8_t>((group_id + 2) % 3), 32);
-      if (!takyonDestroyGroupPaths(graph.get(), group_id) && failure.empty()) failure = takyonExtensionError();
+      if (!takyonDestroyGroupPaths(graph.get(), group_id) && failure.empty())
+        failure = takyonExtensionError();
       return failure;
     });
   }
@@ -229,7 +242,10 @@ TEST(GraphRun, CreateFailureNamesTheEndpoint) {
   EXPECT_FALSE(takyonCreateGroupPaths(graph.get(), 0));
   const std::string error = takyonExtensionError();
   EXPECT_EQ(error.rfind("takyonCreateGroupPaths: sender[0] (group ID 0): path 4 endpoint A "
-                        "'UnicastSendSocket -IP=127.0.0.1 -port=9': ", 0), 0u) << error;
+                        "'UnicastSendSocket -IP=127.0.0.1 -port=9': ",
+                        0),
+            0u)
+      << error;
   EXPECT_NE(error.find("only sends"), std::string::npos) << error;
   EXPECT_TRUE(takyonDestroyGroupPaths(graph.get(), 0));
 }
@@ -255,11 +271,13 @@ TEST(GraphRun, ElevenNodeTreeLookupsAndBarrier) {
     if (barrier == nullptr) {
       failure = takyonExtensionError();
     } else {
-      const TakyonPath* expected_parent = parent_path[me] < 0 ? nullptr : path_with_id(graph.get(), parent_path[me]).pathB;
+      const TakyonPath* expected_parent =
+          parent_path[me] < 0 ? nullptr : path_with_id(graph.get(), parent_path[me]).pathB;
       if (barrier->parent_path != expected_parent) failure = "wrong parent path";
       if (barrier->nchildren != static_cast<int>(children[me].size())) failure = "wrong number of children";
       for (size_t c = 0; failure.empty() && c < children[me].size(); ++c) {
-        if (barrier->child_path_list[c] != path_with_id(graph.get(), children[me][c]).pathA) failure = "wrong child";
+        if (barrier->child_path_list[c] != path_with_id(graph.get(), children[me][c]).pathA)
+          failure = "wrong child";
       }
       if (failure.empty() && !takyonBarrierRun(barrier, 0)) failure = takyonExtensionError();
       takyonBarrierFinalize(barrier);

@@ -19,7 +19,9 @@ TempGraphFile::TempGraphFile(const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path_);
 }
 
-TempGraphFile::~TempGraphFile() { std::remove(path_.c_str()); }
+TempGraphFile::~TempGraphFile() {
+  std::remove(path_.c_str());
+}
 
 std::string substitute(std::string text, const std::string& name, const std::string& value) {
   const std::string key = "{" + name + "}";

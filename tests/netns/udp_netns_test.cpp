@@ -96,8 +96,10 @@ TEST_F(NetnsTest, MulticastNoLoopbackReachesOnlyOtherHosts) {
   const std::string where = "-group=" + group() + " -port=" + port;
   const std::vector<std::string> recv_args = {"--max-bytes=1000", "--expect=" + std::to_string(kCount),
                                               "--recv-timeout-ms=100", "--idle-stop-ms=700", "--mode=event"};
-  std::vector<std::string> local_args = {"udp-recv", "--provider=MulticastRecvSocket -IP=" + ip_a() + " " + where};
-  std::vector<std::string> remote_args = {"udp-recv", "--provider=MulticastRecvSocket -IP=" + ip_b() + " " + where};
+  std::vector<std::string> local_args = {"udp-recv",
+                                         "--provider=MulticastRecvSocket -IP=" + ip_a() + " " + where};
+  std::vector<std::string> remote_args = {"udp-recv",
+                                          "--provider=MulticastRecvSocket -IP=" + ip_b() + " " + where};
   local_args.insert(local_args.end(), recv_args.begin(), recv_args.end());
   local_args.emplace_back("--duration-ms=2500");  // idle-stop counts from a first arrival, which never comes
   remote_args.insert(remote_args.end(), recv_args.begin(), recv_args.end());
@@ -105,10 +107,9 @@ TEST_F(NetnsTest, MulticastNoLoopbackReachesOnlyOtherHosts) {
   auto remote = start_peer(ns_b(), remote_args);
   ASSERT_TRUE(local->wait_line("READY", 15)) << local->describe();
   ASSERT_TRUE(remote->wait_line("READY", 15)) << remote->describe();
-  auto sender = start_peer(ns_a(), {"udp-send", "--provider=MulticastSendSocket -IP=" + ip_a() + " " + where +
-                                                    " -noLoopback",
-                                    "--max-bytes=1000", "--count=" + std::to_string(kCount), "--pace-us=300",
-                                    "--mode=event"});
+  auto sender = start_peer(
+      ns_a(), {"udp-send", "--provider=MulticastSendSocket -IP=" + ip_a() + " " + where + " -noLoopback",
+               "--max-bytes=1000", "--count=" + std::to_string(kCount), "--pace-us=300", "--mode=event"});
   EXPECT_EQ(sender->wait(30), 0) << "sender (A): " << sender->describe();
   const auto remote_result = receiver_result(*remote);
   if (!remote_result.empty()) {
@@ -117,7 +118,8 @@ TEST_F(NetnsTest, MulticastNoLoopbackReachesOnlyOtherHosts) {
   (void)local->wait(30);  // it exits 1: it received nothing, which is the point
   const auto local_result = fields_of(*local, "RESULT ");
   ASSERT_FALSE(local_result.empty()) << local->describe();
-  EXPECT_EQ(number_of(local_result, "received"), 0) << "-noLoopback: a receiver on the sending host got datagrams";
+  EXPECT_EQ(number_of(local_result, "received"), 0)
+      << "-noLoopback: a receiver on the sending host got datagrams";
   EXPECT_EQ(number_of(local_result, "bad_bytes"), 0);
 }
 

@@ -33,7 +33,9 @@ Attrs datagram_attrs(const std::string& text, bool sender, bool polling, uint64_
   return attrs;
 }
 
-uint64_t size_of(uint64_t seq) { return 8 + (seq * 7919) % (kMaxDatagram - 8); }
+uint64_t size_of(uint64_t seq) {
+  return 8 + (seq * 7919) % (kMaxDatagram - 8);
+}
 
 void fill_datagram(TakyonPath* path, uint64_t seq, uint64_t bytes) {
   uint8_t* data = send_buffer(path, 0);
@@ -102,8 +104,9 @@ void send_stream(Endpoint& ep, TakyonPath* path, uint64_t count) {
 void expect_stream(Endpoint& ep, const StreamCount& c, uint64_t count, const char* who) {
   std::printf("%s: %llu of %llu received, %llu lost, %llu duplicated, %llu reordered, %llu bad\n", who,
               static_cast<unsigned long long>(c.received), static_cast<unsigned long long>(count),
-              static_cast<unsigned long long>(count - c.received), static_cast<unsigned long long>(c.duplicates),
-              static_cast<unsigned long long>(c.reordered), static_cast<unsigned long long>(c.bad));
+              static_cast<unsigned long long>(count - c.received),
+              static_cast<unsigned long long>(c.duplicates), static_cast<unsigned long long>(c.reordered),
+              static_cast<unsigned long long>(c.bad));
   std::fflush(stdout);  // the receiver may be a forked child that leaves with _exit()
   TK_EXPECT(ep, c.bad == 0) << who << ": " << c.bad << " corrupt or partial messages; first: " << c.first_bad;
   TK_EXPECT(ep, c.duplicates == 0) << who << ": loopback does not duplicate";
@@ -121,15 +124,16 @@ TEST_P(Datagram, UnicastStreamArrivesWholeAndCounted) {
   run_endpoints(
       Mode::kProcesses,
       [&](Endpoint& ep) {
-        Attrs attrs = datagram_attrs("UnicastSendSocket -IP=127.0.0.1 -port=" + port, true, polling(), kMaxDatagram);
+        Attrs attrs =
+            datagram_attrs("UnicastSendSocket -IP=127.0.0.1 -port=" + port, true, polling(), kMaxDatagram);
         PathHandle path = create_path(ep, attrs);
         TK_ASSERT(ep, ep.wait_peer()) << "the receiver never got ready";
         send_stream(ep, path.get(), kCount);
         destroy_path(ep, path);
       },
       [&](Endpoint& ep) {
-        Attrs attrs =
-            datagram_attrs("UnicastRecvSocket -IP=127.0.0.1 -port=" + port, false, polling(), kMaxDatagram, 2);
+        Attrs attrs = datagram_attrs("UnicastRecvSocket -IP=127.0.0.1 -port=" + port, false, polling(),
+                                     kMaxDatagram, 2);
         attrs.attrs.recv_start_timeout = 0.5;
         PathHandle path = create_path(ep, attrs);
         ep.notify_peer();
@@ -142,12 +146,13 @@ TEST_P(Datagram, MulticastReachesEveryReceiver) {
   constexpr uint64_t kCount = 300;
   const std::string port = std::to_string(free_port(SOCK_DGRAM));
   const std::string group = unique_group();
-  const std::string recv_text = "MulticastRecvSocket -IP=127.0.0.1 -group=" + group + " -port=" + port + " -reuse";
+  const std::string recv_text =
+      "MulticastRecvSocket -IP=127.0.0.1 -group=" + group + " -port=" + port + " -reuse";
   run_endpoints(
       Mode::kProcesses,
       [&](Endpoint& ep) {
-        Attrs attrs = datagram_attrs("MulticastSendSocket -IP=127.0.0.1 -group=" + group + " -port=" + port, true,
-                                     polling(), kMaxDatagram);
+        Attrs attrs = datagram_attrs("MulticastSendSocket -IP=127.0.0.1 -group=" + group + " -port=" + port,
+                                     true, polling(), kMaxDatagram);
         PathHandle path = create_path(ep, attrs);
         TK_ASSERT(ep, ep.wait_peer()) << "the receivers never got ready";
         send_stream(ep, path.get(), kCount);
@@ -199,7 +204,8 @@ std::string failed_send(const std::string& text, uint64_t bytes, uint64_t dest_o
 TEST(DatagramLimits, OversizeAndOffsetSendsAreRejected) {
   const std::string port = std::to_string(free_port(SOCK_DGRAM));
   const std::string unicast = "UnicastSendSocket -IP=127.0.0.1 -port=" + port;
-  const std::string multicast = "MulticastSendSocket -IP=127.0.0.1 -group=" + unique_group() + " -port=" + port;
+  const std::string multicast =
+      "MulticastSendSocket -IP=127.0.0.1 -group=" + unique_group() + " -port=" + port;
   for (const std::string& text : {unicast, multicast}) {
     SCOPED_TRACE(text);
     std::string error = failed_send(text, kMaxDatagram + 1, 0);
@@ -258,7 +264,8 @@ std::string hex(const std::string& bytes) {
 }
 
 // A plain program sends; the Takyon receiver gets exactly its bytes.
-void expect_foreign_datagram(const std::string& port, const std::string& command, const std::string& payload) {
+void expect_foreign_datagram(const std::string& port, const std::string& command,
+                             const std::string& payload) {
   Endpoint ep(false, false, 0, -1, -1);
   Attrs attrs = datagram_attrs("UnicastRecvSocket -IP=127.0.0.1 -port=" + port, false, true, 4096);
   attrs.attrs.recv_start_timeout = 5.0;
@@ -302,7 +309,8 @@ TEST(DatagramInterop, PythonSendsToTakyon) {
   const std::string payload = "from python \x01\x02\xff datagram";
   expect_foreign_datagram(port,
                           "python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-                          "s.sendto(bytes.fromhex('" + hex(payload) + "'), ('127.0.0.1', " + port + "))\" 2>&1",
+                          "s.sendto(bytes.fromhex('" +
+                              hex(payload) + "'), ('127.0.0.1', " + port + "))\" 2>&1",
                           payload);
 }
 
@@ -312,22 +320,24 @@ TEST(DatagramInterop, TakyonSendsToPython) {
   const std::string payload(kBytes, sizeof(kBytes) - 1);
   const std::string output = foreign_receive(
       "python3 -c \"import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-      "s.bind(('127.0.0.1', " + port + ")); s.settimeout(5); d, _ = s.recvfrom(70000); sys.stdout.write(d.hex())\"",
+      "s.bind(('127.0.0.1', " +
+          port + ")); s.settimeout(5); d, _ = s.recvfrom(70000); sys.stdout.write(d.hex())\"",
       port, payload);
   EXPECT_EQ(output, hex(payload));
 }
 
 TEST(DatagramInterop, SocatSendsToTakyon) {
   const std::string port = std::to_string(free_port(SOCK_DGRAM));
-  expect_foreign_datagram(port, "printf 'socat says hello' | socat -u - UDP-SENDTO:127.0.0.1:" + port + " 2>&1",
+  expect_foreign_datagram(port,
+                          "printf 'socat says hello' | socat -u - UDP-SENDTO:127.0.0.1:" + port + " 2>&1",
                           "socat says hello");
 }
 
 TEST(DatagramInterop, TakyonSendsToSocat) {
   const std::string port = std::to_string(free_port(SOCK_DGRAM));
-  const std::string output =
-      foreign_receive("timeout 8 socat -u UDP-RECVFROM:" + port + ",bind=127.0.0.1 - | od -An -v -tx1 | tr -d ' \\n'",
-                      port, "takyon to socat \x01\x02");
+  const std::string output = foreign_receive(
+      "timeout 8 socat -u UDP-RECVFROM:" + port + ",bind=127.0.0.1 - | od -An -v -tx1 | tr -d ' \\n'", port,
+      "takyon to socat \x01\x02");
   EXPECT_EQ(output, hex("takyon to socat \x01\x02"));
 }
 

@@ -70,12 +70,15 @@ TEST(SocketErrors, BadProviderStringsFailAtOnceNamingTheProblem) {
       {"UnicastSendSocket -IP=239.1.1.1 -port=5000", {"239.1.1.1", "MulticastSendSocket"}},
       {"UnicastSendSocket -IP=127.0.0.1 -port=5000 -reuse", {"reuse"}},
       {"UnicastRecvSocket -IP=192.0.2.1 -port=5000", {"192.0.2.1", "not an address of this host"}, false},
-      {"MulticastSendSocket -IP=127.0.0.1 -group=10.1.2.3 -port=5000", {"10.1.2.3", "not a multicast address"}},
+      {"MulticastSendSocket -IP=127.0.0.1 -group=10.1.2.3 -port=5000",
+       {"10.1.2.3", "not a multicast address"}},
       {"MulticastSendSocket -IP=127.0.0.1 -group=239.255.1.1 -port=5000 -TTL=300", {"300", "TTL"}},
       {"MulticastSendSocket -IP=127.0.0.1 -group=banana -port=5000", {"banana"}},
-      {"MulticastSendSocket -IP=192.0.2.1 -group=239.255.1.1 -port=5000", {"192.0.2.1", "not an address of this host"}},
+      {"MulticastSendSocket -IP=192.0.2.1 -group=239.255.1.1 -port=5000",
+       {"192.0.2.1", "not an address of this host"}},
       {"MulticastRecvSocket -IP=127.0.0.1 -group=224.0.0.256 -port=5000", {"224.0.0.256"}, false},
-      {"MulticastRecvSocket -IP=192.0.2.1 -group=239.255.1.1 -port=5000", {"192.0.2.1", "not an address of this host"},
+      {"MulticastRecvSocket -IP=192.0.2.1 -group=239.255.1.1 -port=5000",
+       {"192.0.2.1", "not an address of this host"},
        false},
       {"MulticastRecvSocket -IP=127.0.0.1 -group=239.255.1.1", {"-port"}, false},
   };
@@ -84,11 +87,13 @@ TEST(SocketErrors, BadProviderStringsFailAtOnceNamingTheProblem) {
     const TakyonProviderInfo* provider = takyonFindProvider(c.text.c_str());
     const bool connected = provider != nullptr && provider->connected;
     // Senders: endpoint A with one A->B buffer; receivers: endpoint B with one A->B buffer.
-    const CreateResult r = connected ? create_alone(c.text, true, 1, 1) : create_alone(c.text, c.sender, 1, 0);
+    const CreateResult r =
+        connected ? create_alone(c.text, true, 1, 1) : create_alone(c.text, c.sender, 1, 0);
     EXPECT_FALSE(r.created);
     EXPECT_LT(r.seconds, 0.5) << "a bad provider string must be rejected at once: " << r.error;
     for (const std::string& word : c.words) {
-      EXPECT_NE(r.error.find(word), std::string::npos) << "the error does not mention '" << word << "':\n" << r.error;
+      EXPECT_NE(r.error.find(word), std::string::npos) << "the error does not mention '" << word << "':\n"
+                                                       << r.error;
     }
   }
 }
@@ -126,7 +131,8 @@ TEST(SocketErrors, PortInUseIsReportedAtOnce) {
   RawSocket udp_holder(SOCK_DGRAM);
   const uint16_t udp_port = udp_holder.bind_loopback();
   ASSERT_NE(udp_port, 0);
-  const CreateResult r = create_alone("UnicastRecvSocket -IP=127.0.0.1 -port=" + std::to_string(udp_port), false, 1, 0);
+  const CreateResult r =
+      create_alone("UnicastRecvSocket -IP=127.0.0.1 -port=" + std::to_string(udp_port), false, 1, 0);
   EXPECT_FALSE(r.created);
   EXPECT_NE(r.error.find("in use"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("-reuse"), std::string::npos) << "the error should suggest -reuse: " << r.error;
@@ -137,7 +143,8 @@ TEST(SocketErrors, RefusedConnectionFailsAtTheCreateTimeout) {
   const uint16_t port = holder.bind_loopback();
   ASSERT_NE(port, 0);
   constexpr double kTimeout = 0.5;
-  const CreateResult r = create_alone("Socket -client -IP=127.0.0.1 -port=" + std::to_string(port), false, 1, 1, kTimeout);
+  const CreateResult r =
+      create_alone("Socket -client -IP=127.0.0.1 -port=" + std::to_string(port), false, 1, 1, kTimeout);
   EXPECT_FALSE(r.created);
   EXPECT_NE(r.error.find("refused"), std::string::npos) << r.error;
   EXPECT_GE(r.seconds, kTimeout * 0.8);
@@ -145,8 +152,8 @@ TEST(SocketErrors, RefusedConnectionFailsAtTheCreateTimeout) {
 }
 
 TEST(SocketErrors, DiscoveryWithoutServerNamesTheId) {
-  const CreateResult r = create_alone("Socket -client -IP=127.0.0.1 -ID=" + std::to_string(unique_path_id()), false,
-                                      1, 1, 0.4);
+  const CreateResult r =
+      create_alone("Socket -client -IP=127.0.0.1 -ID=" + std::to_string(unique_path_id()), false, 1, 1, 0.4);
   EXPECT_FALSE(r.created);
   EXPECT_NE(r.error.find("discovery"), std::string::npos) << r.error;
   EXPECT_LE(r.seconds, 0.4 * 1.5) << r.error;
@@ -210,7 +217,8 @@ TEST(SocketErrors, ClientMeetingANonTakyonServer) {
     }
     close(fd);
   });
-  const CreateResult r = create_alone("Socket -client -IP=127.0.0.1 -port=" + std::to_string(port), false, 1, 1, 2.0);
+  const CreateResult r =
+      create_alone("Socket -client -IP=127.0.0.1 -port=" + std::to_string(port), false, 1, 1, 2.0);
   stranger.join();
   EXPECT_FALSE(r.created);
   EXPECT_NE(r.error.find("not a Takyon"), std::string::npos) << r.error;

@@ -2,8 +2,8 @@
 // Helpers for the socket provider tests: free loopback ports, raw sockets, groups unique per process.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>

@@ -68,7 +68,8 @@ void fake_endpoint_a(int listener, const std::vector<char>& after) {
   std::memcpy(verdict.data(), "TAKYONOK", 8);
   std::vector<char> their_verdict(256);
   if (write_all(fd, greeting.data(), greeting.size()) && read_all(fd, theirs.data(), theirs.size()) &&
-      write_all(fd, verdict.data(), verdict.size()) && read_all(fd, their_verdict.data(), their_verdict.size())) {
+      write_all(fd, verdict.data(), verdict.size()) &&
+      read_all(fd, their_verdict.data(), their_verdict.size())) {
     (void)write_all(fd, after.data(), after.size());
   }
   close(fd);
@@ -129,7 +130,8 @@ TEST_P(WireFaults, ReceiverReportsEachAndDeliversNothing) {
     EXPECT_EQ(bytes, 77777u) << "a failed receive must not report a message";
     EXPECT_EQ(offset, 88888u);
     for (const std::string& word : c.words) {
-      EXPECT_NE(error.find(word), std::string::npos) << "the error does not mention '" << word << "':\n" << error;
+      EXPECT_NE(error.find(word), std::string::npos) << "the error does not mention '" << word << "':\n"
+                                                     << error;
     }
     std::free(takyonDestroy(&path));
     fake.join();

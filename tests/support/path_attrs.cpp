@@ -69,7 +69,8 @@ const std::vector<const char*>& all_providers() {
 std::vector<const char*> memory_providers() {
   std::vector<const char*> out;
   for (const ProviderConfig& c : provider_configs()) {
-    if (c.options.empty() && c.info->reach <= TAKYON_REACH_PROCESSES && !c.info->stream) out.push_back(c.label.c_str());
+    if (c.options.empty() && c.info->reach <= TAKYON_REACH_PROCESSES && !c.info->stream)
+      out.push_back(c.label.c_str());
   }
   return out;
 }
@@ -91,11 +92,17 @@ const ProviderConfig& config_of(std::string_view label) {
   std::abort();
 }
 
-bool is_inter_process(std::string_view label) { return !config_of(label).info->app_recv_buffers; }
+bool is_inter_process(std::string_view label) {
+  return !config_of(label).info->app_recv_buffers;
+}
 
-std::string provider_name(std::string_view label) { return config_of(label).info->name; }
+std::string provider_name(std::string_view label) {
+  return config_of(label).info->name;
+}
 
-bool is_pointer(std::string_view label) { return config_of(label).info->shares_buffers; }
+bool is_pointer(std::string_view label) {
+  return config_of(label).info->shares_buffers;
+}
 
 Mode mode_for(std::string_view label) {
   return config_of(label).info->reach == TAKYON_REACH_THREADS ? Mode::kThreads : Mode::kProcesses;

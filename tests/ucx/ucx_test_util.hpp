@@ -30,7 +30,6 @@ CreateResult create_alone(const std::string& text, bool endpoint_a, double timeo
 /// what the error says, not from the provider string it repeats.
 std::string cause_of(const std::string& error, const std::string& interconnect);
 
-
 /// Runs `command` with /bin/sh, stdout and stderr together; `status` gets the exit status
 /// (-1 when it could not run or did not exit normally).
 std::string run_command(const std::string& command, int* status = nullptr);

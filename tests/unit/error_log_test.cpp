@@ -9,7 +9,9 @@
 namespace takyon::detail {
 namespace {
 
-Status inner(ErrorLog& log) { return TAKYON_FAIL(log, Status::kDisconnected, "peer process %d exited", 4711); }
+Status inner(ErrorLog& log) {
+  return TAKYON_FAIL(log, Status::kDisconnected, "peer process %d exited", 4711);
+}
 
 Status outer(ErrorLog& log) {
   const Status status = inner(log);
@@ -22,7 +24,8 @@ TEST(ErrorLog, FormatsCauseThenFramesWithLocations) {
   EXPECT_TRUE(log.empty());
   EXPECT_EQ(outer(log), Status::kDisconnected);
   const std::string text = log.format("takyonRecv: path 'InterProcessMemcpy -ID=7' endpoint B buffer 2");
-  EXPECT_EQ(text.rfind("takyonRecv: path 'InterProcessMemcpy -ID=7' endpoint B buffer 2: disconnected\n", 0), 0u)
+  EXPECT_EQ(text.rfind("takyonRecv: path 'InterProcessMemcpy -ID=7' endpoint B buffer 2: disconnected\n", 0),
+            0u)
       << text;
   const size_t cause = text.find("error_log_test.cpp:inner:");
   const size_t frame = text.find("error_log_test.cpp:outer:");

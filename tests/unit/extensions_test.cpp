@@ -44,7 +44,8 @@ TEST(Attributes, BadArgumentsGiveNullListsThatCreateRejects) {
   a.verbosity = TAKYON_VERBOSITY_NONE;
   EXPECT_EQ(takyonCreate(&a), nullptr);
   ASSERT_NE(a.error_message, nullptr);
-  EXPECT_NE(std::string(a.error_message).find("sender_max_bytes_list is NULL"), std::string::npos) << a.error_message;
+  EXPECT_NE(std::string(a.error_message).find("sender_max_bytes_list is NULL"), std::string::npos)
+      << a.error_message;
   free(a.error_message);
   takyonFreeAttributes(a);
 }

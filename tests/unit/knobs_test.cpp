@@ -105,7 +105,8 @@ TEST(Knobs, FlagsAndChoices) {
   EXPECT_TRUE(knob_flag(KnobId::kMpiSpread));
   {
     ScopedEnv e("TAKYON_MPI_SPREAD", "yes");
-    EXPECT_NE(knob_problem(KnobId::kMpiSpread).find("TAKYON_MPI_SPREAD='yes' is not 0 or 1"), std::string::npos);
+    EXPECT_NE(knob_problem(KnobId::kMpiSpread).find("TAKYON_MPI_SPREAD='yes' is not 0 or 1"),
+              std::string::npos);
     EXPECT_THROW((void)knob_flag(KnobId::kMpiSpread), KnobError);
   }
   EXPECT_EQ(knob_choice(KnobId::kCollAllreduce), 0);  // auto
@@ -119,8 +120,9 @@ TEST(Knobs, FlagsAndChoices) {
       (void)knob_choice(KnobId::kCollAllreduce);
       ADD_FAILURE() << "a choice that is not listed was accepted";
     } catch (const KnobError& error) {
-      EXPECT_STREQ(error.what(), "TAKYON_MPI_COLL_ALLREDUCE='rin' is not one of "
-                                 "auto,recursive_doubling,rabenseifner,ring,reduce_bcast,shm");
+      EXPECT_STREQ(error.what(),
+                   "TAKYON_MPI_COLL_ALLREDUCE='rin' is not one of "
+                   "auto,recursive_doubling,rabenseifner,ring,reduce_bcast,shm");
     }
   }
   {

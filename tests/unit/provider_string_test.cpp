@@ -8,8 +8,8 @@ namespace takyon::detail {
 namespace {
 
 constexpr std::string_view kFlags[] = {"server", "client", "reuse"};
-constexpr KeySpec kKeys[] = {{"ID", ValueKind::kUint32, true}, {"port", ValueKind::kUint16, false},
-                             {"IP", ValueKind::kText, false}};
+constexpr KeySpec kKeys[] = {
+    {"ID", ValueKind::kUint32, true}, {"port", ValueKind::kUint16, false}, {"IP", ValueKind::kText, false}};
 constexpr ProviderSpec kSpec{kFlags, kKeys};
 
 // Parses and validates; returns "" on success or the cause text.
@@ -26,7 +26,8 @@ std::string complaint(std::string_view text) {
 TEST(ProviderString, AcceptsFlagsKeysAndExtraSpaces) {
   ErrorLog log;
   ProviderArgs args;
-  ASSERT_EQ(ProviderArgs::parse("  Socket   -server -IP=127.0.0.1  -port=12345 -ID=7 -reuse ", args, log), Status::kOk);
+  ASSERT_EQ(ProviderArgs::parse("  Socket   -server -IP=127.0.0.1  -port=12345 -ID=7 -reuse ", args, log),
+            Status::kOk);
   ASSERT_EQ(args.validate(kSpec, log), Status::kOk);
   EXPECT_EQ(args.name(), "Socket");
   EXPECT_TRUE(args.has_flag("server"));
@@ -61,7 +62,8 @@ TEST(ProviderString, NamesEachValidationError) {
   EXPECT_NE(complaint("Socket -ID=12x").find("-ID=12x is not a non-negative integer"), std::string::npos);
   EXPECT_NE(complaint("Socket -ID=4294967296").find("out of range (0 to 4294967295)"), std::string::npos);
   EXPECT_NE(complaint("Socket -ID=99999999999999999999999").find("out of range"), std::string::npos);
-  EXPECT_NE(complaint("Socket -ID=1 -port=65536").find("-port=65536 is out of range (0 to 65535)"), std::string::npos);
+  EXPECT_NE(complaint("Socket -ID=1 -port=65536").find("-port=65536 is out of range (0 to 65535)"),
+            std::string::npos);
   EXPECT_EQ(complaint("Socket -ID=4294967295 -port=65535"), "");
 }
 

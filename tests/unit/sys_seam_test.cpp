@@ -74,8 +74,8 @@ TEST(SysSeam, FtruncateFailureIsReportedAndLeavesNoSegment) {
   const uint32_t id = unique_id();
   const std::string error = create_error("InterProcessPointer -ID=" + std::to_string(id), false);
   EXPECT_NE(error.find("ftruncate"), std::string::npos) << error;
-  const std::string leftover = "/dev/shm/takyon-" + std::to_string(getuid()) + "-InterProcessPointer-" +
-                               std::to_string(id) + "-B";
+  const std::string leftover =
+      "/dev/shm/takyon-" + std::to_string(getuid()) + "-InterProcessPointer-" + std::to_string(id) + "-B";
   EXPECT_NE(access(leftover.c_str(), F_OK), 0) << leftover << " was left behind";
 }
 
@@ -113,7 +113,8 @@ TEST(SysSeam, DeadPeerDetectedWithoutPidfd) {
   killer.join();
   EXPECT_FALSE(ok);
   EXPECT_LT(waited_after_kill_ms, 100);
-  EXPECT_NE(std::string(path->attrs.error_message).find("exited"), std::string::npos) << path->attrs.error_message;
+  EXPECT_NE(std::string(path->attrs.error_message).find("exited"), std::string::npos)
+      << path->attrs.error_message;
   std::free(takyonDestroy(&path));
   waitpid(child, nullptr, 0);
   takyonFreeAttributes(attrs);

@@ -27,9 +27,12 @@ inline const uint32_t* futex_word(const std::atomic<uint32_t>& word) noexcept {
 
 const char* wait_name(int what) {
   switch (what) {
-    case 0: return "a message";
-    case 1: return "the peer to receive the previous message in this buffer";
-    default: return "the peer to destroy its endpoint";
+    case 0:
+      return "a message";
+    case 1:
+      return "the peer to receive the previous message in this buffer";
+    default:
+      return "the peer to destroy its endpoint";
   }
 }
 
@@ -47,10 +50,13 @@ Mailbox::Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared
       posted_(static_cast<size_t>(nsend)),
       consumed_(static_cast<size_t>(nrecv)) {
   for (int k = 0; k < nsend_; ++k) posted_[k] = peer_.recv_slots[k].posted.load(std::memory_order_relaxed);
-  for (int k = 0; k < nrecv_; ++k) consumed_[k] = mine_.recv_slots[k].consumed.load(std::memory_order_relaxed);
+  for (int k = 0; k < nrecv_; ++k)
+    consumed_[k] = mine_.recv_slots[k].consumed.load(std::memory_order_relaxed);
 }
 
-bool Mailbox::peer_alive(std::string& why) { return monitor_ == nullptr || monitor_->alive(why); }
+bool Mailbox::peer_alive(std::string& why) {
+  return monitor_ == nullptr || monitor_->alive(why);
+}
 
 Status Mailbox::disconnected(WaitFor what, int k, const std::string& why, ErrorLog& log) {
   if (what == WaitFor::kPeerClosing) {
@@ -62,8 +68,8 @@ Status Mailbox::disconnected(WaitFor what, int k, const std::string& why, ErrorL
 }
 
 template <typename Ready>
-Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what,
-                     int k, Deadline deadline, ErrorLog& log) {
+Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag,
+                     WaitFor what, int k, Deadline deadline, ErrorLog& log) {
   if (ready()) return Status::kOk;
   if (deadline.is_immediate()) return look_once(ready, what, k, log);
   // The clock is read only once a wait lasts (first check after 64 spins when polling): a
@@ -98,10 +104,11 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
           // the next liveness check.
           int64_t slice = deadline.remaining_ns(now);
           if (monitor_ != nullptr) {
-            slice = std::min(slice, std::max<int64_t>(next_liveness_ns_.load(std::memory_order_relaxed) - now, 0));
+            slice = std::min(slice,
+                             std::max<int64_t>(next_liveness_ns_.load(std::memory_order_relaxed) - now, 0));
           }
-          sys::futex_wait(futex_word(word), observed, slice == INT64_MAX ? -1 : std::max<int64_t>(slice, 1000),
-                          shared_);
+          sys::futex_wait(futex_word(word), observed,
+                          slice == INT64_MAX ? -1 : std::max<int64_t>(slice, 1000), shared_);
         }
         my_flag.store(0, std::memory_order_relaxed);
       } else if (now - start > kSpinBeforeYieldNs) {
@@ -148,22 +155,24 @@ Status Mailbox::wait_free_buffer(int k, Deadline start, ErrorLog& log) {
 Status Mailbox::wait_message(int k, Deadline start, ErrorLog& log) {
   MailboxSlot& slot = mine_.recv_slots[k];
   const uint32_t seen = consumed_[k];
-  return wait([&] { return slot.posted.load(std::memory_order_acquire) != seen; }, slot.posted, slot.recver_sleeping,
-              WaitFor::kMessage, k, start, log);
+  return wait([&] { return slot.posted.load(std::memory_order_acquire) != seen; }, slot.posted,
+              slot.recver_sleeping, WaitFor::kMessage, k, start, log);
 }
 
 Status Mailbox::bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_t recv_bytes, ErrorLog& log) {
-  return TAKYON_FAIL(log, Status::kProtocol,
-                     "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
-                     static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), k,
-                     static_cast<unsigned long long>(recv_bytes));
+  return TAKYON_FAIL(
+      log, Status::kProtocol,
+      "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
+      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), k,
+      static_cast<unsigned long long>(recv_bytes));
 }
 
 void Mailbox::close() {
   mine_.header->closing.store(1, std::memory_order_seq_cst);
   // Wake every peer thread that may sleep on a word it shares with us; it will see `closing`.
   sys::futex_wake(futex_word(mine_.header->closing), INT_MAX, shared_);
-  for (int k = 0; k < nrecv_; ++k) sys::futex_wake(futex_word(mine_.recv_slots[k].consumed), INT_MAX, shared_);
+  for (int k = 0; k < nrecv_; ++k)
+    sys::futex_wake(futex_word(mine_.recv_slots[k].consumed), INT_MAX, shared_);
   for (int k = 0; k < nsend_; ++k) sys::futex_wake(futex_word(peer_.recv_slots[k].posted), INT_MAX, shared_);
 }
 

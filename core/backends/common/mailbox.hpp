@@ -22,8 +22,8 @@ namespace takyon::detail {
 
 /// The slot of one receive buffer.
 struct alignas(64) MailboxSlot {
-  std::atomic<uint32_t> posted{0};           ///< Messages posted (sender; futex word of a waiting receiver).
-  std::atomic<uint32_t> consumed{0};         ///< Messages received (receiver; futex word of a waiting sender).
+  std::atomic<uint32_t> posted{0};    ///< Messages posted (sender; futex word of a waiting receiver).
+  std::atomic<uint32_t> consumed{0};  ///< Messages received (receiver; futex word of a waiting sender).
   std::atomic<uint32_t> recver_sleeping{0};  ///< Receiver asleep on `posted`.
   std::atomic<uint32_t> sender_sleeping{0};  ///< Sender asleep on `consumed`.
   std::atomic<uint64_t> bytes{0};            ///< Size of the latest message.
@@ -57,13 +57,15 @@ class Mailbox {
   /// `mine`: this endpoint's header and the slots of its `nrecv` receive buffers; `peer`: the
   /// peer's, whose receive buffers are this endpoint's `nsend` send buffers. `process_shared`: the
   /// memory is shared between processes (shared futexes). `monitor` may be null.
-  Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared, bool polling, PeerMonitor* monitor);
+  Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared, bool polling,
+          PeerMonitor* monitor);
 
   /// Waits until the peer received every message posted on send buffer k (its receive buffer is
   /// free). kOk, kTimedOut, kDisconnected.
   Status wait_send_slot(int k, Deadline start, ErrorLog& log) {
     // The receiver's consumed count is posted - 1 or posted, so 32 bits compare exactly.
-    if (peer_.recv_slots[k].consumed.load(std::memory_order_acquire) == posted_[k]) [[likely]] return Status::kOk;
+    if (peer_.recv_slots[k].consumed.load(std::memory_order_acquire) == posted_[k]) [[likely]]
+      return Status::kOk;
     return wait_free_buffer(k, start, log);
   }
   /// Publishes a message already written into the peer's receive buffer k and wakes the peer.
@@ -113,10 +115,11 @@ class Mailbox {
   // The waits proper, out of line: the inline fast paths above call them only when not ready.
   Status wait_free_buffer(int k, Deadline start, ErrorLog& log);
   Status wait_message(int k, Deadline start, ErrorLog& log);
-  [[gnu::cold]] Status bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_t recv_bytes, ErrorLog& log);
+  [[gnu::cold]] Status bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_t recv_bytes,
+                                        ErrorLog& log);
   template <typename Ready>
-  Status wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what, int k,
-              Deadline deadline, ErrorLog& log);
+  Status wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag, WaitFor what,
+              int k, Deadline deadline, ErrorLog& log);
   template <typename Ready>
   Status look_once(Ready ready, WaitFor what, int k, ErrorLog& log);
   Status disconnected(WaitFor what, int k, const std::string& why, ErrorLog& log);

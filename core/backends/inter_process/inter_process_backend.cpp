@@ -53,7 +53,8 @@ class PidMonitor final : public PeerMonitor {
     std::string line;
     if (!std::getline(stat, line)) return true;
     const size_t paren = line.rfind(')');
-    return paren != std::string::npos && paren + 2 < line.size() && (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
+    return paren != std::string::npos && paren + 2 < line.size() &&
+           (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
   }
   pid_t pid_;
   int pidfd_;
@@ -61,7 +62,8 @@ class PidMonitor final : public PeerMonitor {
 
 class InterProcessEndpoint final : public Backend {
  public:
-  InterProcessEndpoint(bool pointer, bool polling, ErrorLog& log) : pointer_(pointer), polling_(polling), log_(log) {}
+  InterProcessEndpoint(bool pointer, bool polling, ErrorLog& log)
+      : pointer_(pointer), polling_(polling), log_(log) {}
   ~InterProcessEndpoint() override {
     if (mailbox_) mailbox_->close();
     own_.unlink_and_close();
@@ -75,7 +77,8 @@ class InterProcessEndpoint final : public Backend {
     layout.pointer = pointer_;
     for (const BufferSpec& spec : config.send) layout.send_bytes.push_back(spec.bytes);
     for (const BufferSpec& spec : config.recv) layout.recv_bytes.push_back(spec.bytes);
-    if (own_.create(segment_name(provider.name(), id, config.side()), layout, deadline, log_) != Status::kOk) {
+    if (own_.create(segment_name(provider.name(), id, config.side()), layout, deadline, log_) !=
+        Status::kOk) {
       return log_.status();
     }
     const std::string peer_name = segment_name(provider.name(), id, config.is_endpoint_a ? 'B' : 'A');
@@ -91,8 +94,8 @@ class InterProcessEndpoint final : public Backend {
           const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
           LayoutView peer_view{config.is_endpoint_a ? 'B' : 'A', peer_send, peer_recv};
           if (peer_.header().pointer != (pointer_ ? 1u : 0u)) {
-            return TAKYON_FAIL(log_, Status::kProtocol, "the peer endpoint of %s uses a different provider kind",
-                               peer_name.c_str());
+            return TAKYON_FAIL(log_, Status::kProtocol,
+                               "the peer endpoint of %s uses a different provider kind", peer_name.c_str());
           }
           if (check_layout(my_view, peer_view, pointer_, provider.name(), log_) != Status::kOk) {
             // Tell the peer, which may be waiting for us, why the pairing is refused.
@@ -122,14 +125,16 @@ class InterProcessEndpoint final : public Backend {
                            "endpoint %c of '%s' did not appear (shared memory %s) within path_create_timeout",
                            config.is_endpoint_a ? 'B' : 'A', provider.text().c_str(), peer_name.c_str());
       }
-      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(backoff_ns, deadline.remaining_ns(now_ns()))));
+      std::this_thread::sleep_for(
+          std::chrono::nanoseconds(std::min(backoff_ns, deadline.remaining_ns(now_ns()))));
       backoff_ns = std::min<int64_t>(backoff_ns * 2, 2'000'000);
     }
 
     const SegmentHeader& theirs = peer_.header();
     if (theirs.pid != mine.pid) monitor_ = std::make_unique<PidMonitor>(theirs.pid);
-    mailbox_.emplace(Mailbox::Side{&mine.mailbox, own_.slots()}, Mailbox::Side{&peer_.header().mailbox, peer_.slots()},
-                     static_cast<int>(mine.nsend), static_cast<int>(mine.nrecv), true, polling_, monitor_.get());
+    mailbox_.emplace(Mailbox::Side{&mine.mailbox, own_.slots()},
+                     Mailbox::Side{&peer_.header().mailbox, peer_.slots()}, static_cast<int>(mine.nsend),
+                     static_cast<int>(mine.nrecv), true, polling_, monitor_.get());
     recv_bytes_ = layout.recv_bytes;
     for (uint32_t i = 0; i < layout.recv_bytes.size(); ++i) buffers_.recv.push_back(own_.recv_buffer(i));
     const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
@@ -152,10 +157,12 @@ class InterProcessEndpoint final : public Backend {
     const Status started = mailbox_->wait_send_slot(args.buffer, args.start, log_);
     if (started != Status::kOk) return started;
     if (mailbox_->peer_closing()) {
-      return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint; the message would be lost");
+      return TAKYON_FAIL(log_, Status::kDisconnected,
+                         "the peer destroyed its endpoint; the message would be lost");
     }
     if (!pointer_ && args.bytes > 0) {
-      std::memcpy(peer_recv_[args.buffer] + args.dest_offset, buffers_.send[args.buffer] + args.src_offset, args.bytes);
+      std::memcpy(peer_recv_[args.buffer] + args.dest_offset, buffers_.send[args.buffer] + args.src_offset,
+                  args.bytes);
     }
     mailbox_->post(args.buffer, args.bytes, args.dest_offset);
     return Status::kOk;
@@ -201,9 +208,10 @@ Status create_inter_process(const EndpointConfig& config, Deadline deadline, Err
   const std::string& name = config.provider->name();
   for (size_t i = 0; i < config.recv.size(); ++i) {
     if (config.recv[i].app_addr != nullptr) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument,
-                         "recver_addr_list[%zu] is not 0: %s places receive buffers in shared memory it allocates",
-                         i, name.c_str());
+      return TAKYON_FAIL(
+          log, Status::kInvalidArgument,
+          "recver_addr_list[%zu] is not 0: %s places receive buffers in shared memory it allocates", i,
+          name.c_str());
     }
   }
   if (pointer) {
@@ -211,7 +219,8 @@ Status create_inter_process(const EndpointConfig& config, Deadline deadline, Err
       if (config.send[i].app_addr != nullptr) {
         return TAKYON_FAIL(log, Status::kInvalidArgument,
                            "sender_addr_list[%zu] is not 0: %s shares the receiver's buffer, so the sender "
-                           "cannot supply its own", i, name.c_str());
+                           "cannot supply its own",
+                           i, name.c_str());
       }
     }
   }

@@ -50,7 +50,9 @@ std::string segment_name(const std::string& provider, uint64_t id, char side) {
               static_cast<unsigned long long>(id), side);
 }
 
-ShmSegment::~ShmSegment() { close(); }
+ShmSegment::~ShmSegment() {
+  close();
+}
 
 void ShmSegment::close() noexcept {
   if (base_ != nullptr) sys::ops().munmap(base_, size_);
@@ -108,7 +110,8 @@ std::byte* ShmSegment::recv_buffer(uint32_t i) const noexcept {
   return offsets[i] == 0 ? nullptr : base_ + offsets[i];
 }
 
-Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, Deadline deadline, ErrorLog& log) {
+Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, Deadline deadline,
+                          ErrorLog& log) {
   close();
   name_ = name;
   const uint32_t nsend = static_cast<uint32_t>(layout.send_bytes.size());
@@ -149,7 +152,8 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
         ::close(existing);
         return TAKYON_FAIL(log, Status::kInvalidArgument,
                            "shared memory %s is owned by a live endpoint (process %d): the same side of this "
-                           "path already exists", name_.c_str(), static_cast<int>(pid));
+                           "path already exists",
+                           name_.c_str(), static_cast<int>(pid));
       }
       // Stale: its owner died without destroying the path. Remove the name, keep the memory
       // for whoever still has it mapped.
@@ -159,7 +163,8 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
       fd_ = -1;
     } else {
       const int err = errno;
-      return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name_.c_str(), errno_text(err).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name_.c_str(),
+                         errno_text(err).c_str());
     }
     if (deadline.expired()) {
       return TAKYON_FAIL(log, Status::kTimeout, "could not claim shared memory %s within path_create_timeout",
@@ -177,8 +182,9 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   if (addr == MAP_FAILED) {
     const int err = errno;
     unlink_and_close();
-    return TAKYON_FAIL(log, err == ENOMEM ? Status::kNoMemory : Status::kSystem, "mmap of %s (%llu bytes) failed: %s",
-                       name.c_str(), static_cast<unsigned long long>(total), errno_text(err).c_str());
+    return TAKYON_FAIL(log, err == ENOMEM ? Status::kNoMemory : Status::kSystem,
+                       "mmap of %s (%llu bytes) failed: %s", name.c_str(),
+                       static_cast<unsigned long long>(total), errno_text(err).c_str());
   }
   base_ = static_cast<std::byte*>(addr);
   size_ = total;
@@ -199,7 +205,8 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   auto* sizes = reinterpret_cast<uint64_t*>(base_ + sizes_offset);
   std::copy(layout.send_bytes.begin(), layout.send_bytes.end(), sizes);
   std::copy(layout.recv_bytes.begin(), layout.recv_bytes.end(), sizes + nsend);
-  std::copy(recv_offsets.begin(), recv_offsets.end(), reinterpret_cast<uint64_t*>(base_ + recv_offsets_offset));
+  std::copy(recv_offsets.begin(), recv_offsets.end(),
+            reinterpret_cast<uint64_t*>(base_ + recv_offsets_offset));
   header->ready.store(1, std::memory_order_release);
   return Status::kOk;
 }
@@ -211,7 +218,8 @@ Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   if (fd_ < 0) {
     const int err = errno;
     if (err == ENOENT) return Status::kTimedOut;
-    return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name_.c_str(), errno_text(err).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name_.c_str(),
+                       errno_text(err).c_str());
   }
   struct stat st {};
   if (fstat(fd_, &st) != 0 || static_cast<uint64_t>(st.st_size) < sizeof(SegmentHeader) || owner_gone()) {
@@ -229,7 +237,8 @@ Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   base_ = static_cast<std::byte*>(addr);
   size_ = size;
   const SegmentHeader& h = header();
-  if (h.ready.load(std::memory_order_acquire) != 1 || h.mailbox.closing.load(std::memory_order_acquire) != 0) {
+  if (h.ready.load(std::memory_order_acquire) != 1 ||
+      h.mailbox.closing.load(std::memory_order_acquire) != 0) {
     close();
     return Status::kTimedOut;
   }
@@ -237,15 +246,16 @@ Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   if (h.magic != kMagic || h.version != kVersion || h.total_bytes != size || end_of_tables > size ||
       h.slots_offset + uint64_t{h.nrecv} * sizeof(MailboxSlot) > size) {
     close();
-    return TAKYON_FAIL(log, Status::kProtocol, "shared memory %s is not a Takyon segment of this version", name.c_str());
+    return TAKYON_FAIL(log, Status::kProtocol, "shared memory %s is not a Takyon segment of this version",
+                       name.c_str());
   }
   const std::vector<uint64_t> recv = recv_sizes();
   for (uint32_t i = 0; i < h.nrecv; ++i) {
     const auto* offsets = reinterpret_cast<const uint64_t*>(base_ + h.recv_offsets_offset);
     if (recv[i] > 0 && (offsets[i] == 0 || offsets[i] > size || recv[i] > size - offsets[i])) {
       close();
-      return TAKYON_FAIL(log, Status::kProtocol, "shared memory %s describes receive buffer %u outside the segment",
-                         name.c_str(), i);
+      return TAKYON_FAIL(log, Status::kProtocol,
+                         "shared memory %s describes receive buffer %u outside the segment", name.c_str(), i);
     }
   }
   return Status::kOk;

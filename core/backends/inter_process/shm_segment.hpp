@@ -31,12 +31,12 @@ struct SegmentHeader {
   int32_t pid;
   uint32_t nsend;
   uint32_t nrecv;
-  uint64_t nonce;        ///< Random per segment: tells incarnations of an endpoint apart.
+  uint64_t nonce;  ///< Random per segment: tells incarnations of an endpoint apart.
   uint64_t total_bytes;
-  uint64_t slots_offset;        ///< nrecv mailbox slots, one per receive buffer.
-  uint64_t sizes_offset;        ///< nsend send sizes, then nrecv receive sizes (uint64_t each).
-  uint64_t recv_offsets_offset; ///< nrecv offsets of the receive buffers (uint64_t each).
-  std::atomic<uint32_t> ready;  ///< 1 once everything above is written.
+  uint64_t slots_offset;             ///< nrecv mailbox slots, one per receive buffer.
+  uint64_t sizes_offset;             ///< nsend send sizes, then nrecv receive sizes (uint64_t each).
+  uint64_t recv_offsets_offset;      ///< nrecv offsets of the receive buffers (uint64_t each).
+  std::atomic<uint32_t> ready;       ///< 1 once everything above is written.
   std::atomic<uint64_t> peer_nonce;  ///< Nonce of the peer segment this endpoint connected to.
   std::atomic<uint32_t> rejected;    ///< Set by the PEER when it refuses the pairing (reason below).
   char reject_reason[512];           ///< Written by the peer before it sets `rejected`.

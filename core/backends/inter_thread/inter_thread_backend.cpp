@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "backends/common/mailbox.hpp"
 #include "backends/common/layout_check.hpp"
+#include "backends/common/mailbox.hpp"
 #include "buffer_alloc.hpp"
 
 namespace takyon::detail {
@@ -30,9 +30,9 @@ struct EndpointShare {
 // State shared by the two endpoints of one path; lives until both are destroyed.
 struct PathPair {
   std::string key;
-  EndpointShare share[2];       // [0] = A, [1] = B
+  EndpointShare share[2];                 // [0] = A, [1] = B
   std::vector<PageBuffer> owned_recv[2];  // Takyon-allocated receive buffers (the peer writes them)
-  PageBuffer control;           // 2 headers, then A's receive slots, then B's receive slots
+  PageBuffer control;                     // 2 headers, then A's receive slots, then B's receive slots
 };
 
 // Process-wide rendezvous: paths waiting for their peer, and the sides currently in use.
@@ -70,7 +70,8 @@ class InterThreadEndpoint final : public Backend {
     const Status started = mailbox_.wait_send_slot(args.buffer, args.start, log_);
     if (started != Status::kOk) return started;
     if (mailbox_.peer_closing()) {
-      return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint; the message would be lost");
+      return TAKYON_FAIL(log_, Status::kDisconnected,
+                         "the peer destroyed its endpoint; the message would be lost");
     }
     if (!pointer_ && args.bytes > 0) {
       std::memcpy(pair_->share[1 - side_].recv_addrs[args.buffer] + args.dest_offset,
@@ -127,8 +128,8 @@ class InterThreadEndpoint final : public Backend {
                                     bool);
 };
 
-Status allocate_recv(const EndpointConfig& config, std::vector<PageBuffer>& owned, std::vector<std::byte*>& addrs,
-                     ErrorLog& log) {
+Status allocate_recv(const EndpointConfig& config, std::vector<PageBuffer>& owned,
+                     std::vector<std::byte*>& addrs, ErrorLog& log) {
   for (const BufferSpec& spec : config.recv) {
     std::byte* addr = nullptr;
     if (use_or_allocate(spec.app_addr, spec.bytes, owned, log, addr) != Status::kOk) return log.status();
@@ -148,7 +149,8 @@ Status create_inter_thread(const EndpointConfig& config, Deadline deadline, Erro
       if (config.send[i].app_addr != nullptr) {
         return TAKYON_FAIL(log, Status::kInvalidArgument,
                            "sender_addr_list[%zu] is not 0: %s shares the receiver's buffer, so the sender "
-                           "cannot supply its own", i, provider.name().c_str());
+                           "cannot supply its own",
+                           i, provider.name().c_str());
       }
     }
   }
@@ -164,9 +166,10 @@ Status create_inter_thread(const EndpointConfig& config, Deadline deadline, Erro
   Rendezvous& r = Rendezvous::instance();
   std::unique_lock lock(r.mutex);
   if (r.claimed.count(claim) != 0) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "endpoint %c of '%s' already exists in this process; each side of a path is created once",
-                       config.side(), key.c_str());
+    return TAKYON_FAIL(
+        log, Status::kInvalidArgument,
+        "endpoint %c of '%s' already exists in this process; each side of a path is created once",
+        config.side(), key.c_str());
   }
   std::shared_ptr<PathPair>& slot = r.waiting[key];
   if (!slot) {
@@ -196,7 +199,8 @@ Status create_inter_thread(const EndpointConfig& config, Deadline deadline, Erro
                !pair->share[1 - side].published) {
       return give_up(TAKYON_FAIL(log, Status::kTimeout,
                                  "endpoint %c of '%s' was not created by another thread within "
-                                 "path_create_timeout", side == 0 ? 'B' : 'A', key.c_str()));
+                                 "path_create_timeout",
+                                 side == 0 ? 'B' : 'A', key.c_str()));
     }
   }
   // Both sides are here: the next path with this key starts a fresh rendezvous.
@@ -231,8 +235,8 @@ Status create_inter_thread(const EndpointConfig& config, Deadline deadline, Erro
     std::byte* addr = nullptr;
     if (pointer) {
       addr = peer.recv_addrs[i];
-    } else if (use_or_allocate(config.send[i].app_addr, config.send[i].bytes, endpoint->owned_send, log, addr) !=
-               Status::kOk) {
+    } else if (use_or_allocate(config.send[i].app_addr, config.send[i].bytes, endpoint->owned_send, log,
+                               addr) != Status::kOk) {
       return log.status();
     }
     endpoint->buffers_.send.push_back(addr);

@@ -61,8 +61,8 @@ class DatagramEndpoint final : public Backend {
     if (args.bytes > max_bytes_) [[unlikely]] {
       return TAKYON_FAIL(log_, Status::kInvalidArgument,
                          "a message of %llu bytes does not fit one datagram: at most %llu bytes (%s)",
-                         static_cast<unsigned long long>(args.bytes), static_cast<unsigned long long>(max_bytes_),
-                         limit_reason_.c_str());
+                         static_cast<unsigned long long>(args.bytes),
+                         static_cast<unsigned long long>(max_bytes_), limit_reason_.c_str());
     }
     const std::byte* data = buffers_.send[args.buffer] + args.src_offset;
     int64_t spin_since = 0;
@@ -74,7 +74,8 @@ class DatagramEndpoint final : public Backend {
       if (err == EINTR) continue;
       // The network's refusals are losses, which a connectionless path allows: an ICMP port
       // unreachable from a receiver that is not there (yet), a link or route that is down.
-      if (err == ECONNREFUSED || err == ENETUNREACH || err == EHOSTUNREACH || err == ENETDOWN || err == EHOSTDOWN) {
+      if (err == ECONNREFUSED || err == ENETUNREACH || err == EHOSTUNREACH || err == ENETDOWN ||
+          err == EHOSTDOWN) {
         return Status::kOk;
       }
       if (err == EMSGSIZE) {
@@ -83,7 +84,8 @@ class DatagramEndpoint final : public Backend {
                            static_cast<unsigned long long>(args.bytes), limit_reason_.c_str());
       }
       if (err != EAGAIN && err != EWOULDBLOCK && err != ENOBUFS) {
-        return TAKYON_FAIL(log_, Status::kSystem, "sendto %s failed: %s", Ipv4Endpoint{to_.sin_addr, ntohs(to_.sin_port)}.text().c_str(),
+        return TAKYON_FAIL(log_, Status::kSystem, "sendto %s failed: %s",
+                           Ipv4Endpoint{to_.sin_addr, ntohs(to_.sin_port)}.text().c_str(),
                            errno_text(err).c_str());
       }
       const Status waited = wait(POLLOUT, args.start, spin_since);
@@ -159,8 +161,8 @@ Status check_direction(const EndpointConfig& config, bool sender, ErrorLog& log)
   const char* recv_count = config.is_endpoint_a ? "nbufs_BtoA" : "nbufs_AtoB";
   if (sender && (config.send.empty() || !config.recv.empty())) {
     return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "%s only sends: endpoint %c needs %s >= 1 and %s = 0 (it has %zu and %zu)", name, config.side(),
-                       send_count, recv_count, config.send.size(), config.recv.size());
+                       "%s only sends: endpoint %c needs %s >= 1 and %s = 0 (it has %zu and %zu)", name,
+                       config.side(), send_count, recv_count, config.send.size(), config.recv.size());
   }
   if (!sender && (config.recv.empty() || !config.send.empty())) {
     return TAKYON_FAIL(log, Status::kInvalidArgument,
@@ -172,18 +174,21 @@ Status check_direction(const EndpointConfig& config, bool sender, ErrorLog& log)
 
 Status udp_socket(Fd& out, ErrorLog& log) {
   out.reset(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!out.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(SOCK_DGRAM) failed: %s", errno_text(errno).c_str());
+  if (!out.valid())
+    return TAKYON_FAIL(log, Status::kSystem, "socket(SOCK_DGRAM) failed: %s", errno_text(errno).c_str());
   return Status::kOk;
 }
 
 Status bind_udp(int fd, const Ipv4Endpoint& at, bool reuse, const std::string& text, ErrorLog& log) {
-  if (reuse && set_option(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk) return log.status();
+  if (reuse && set_option(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk)
+    return log.status();
   const sockaddr_in addr = at.sockaddr();
   if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0) return Status::kOk;
   const int err = errno;
   if (err == EADDRINUSE) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': port %u on %s is in use%s", text.c_str(), at.port,
-                       ipv4_text(at.addr).c_str(), reuse ? "" : " (add -reuse to share it with other receivers)");
+    return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': port %u on %s is in use%s", text.c_str(),
+                       at.port, ipv4_text(at.addr).c_str(),
+                       reuse ? "" : " (add -reuse to share it with other receivers)");
   }
   if (err == EADDRNOTAVAIL) {
     return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': %s is not an address of this host", text.c_str(),
@@ -203,16 +208,19 @@ Status parse_port(const ProviderArgs& provider, uint16_t& port, ErrorLog& log) {
 }
 
 Status parse_group(const ProviderArgs& provider, in_addr& group, ErrorLog& log) {
-  if (parse_ipv4(*provider.value("group"), provider.text(), "-group", group, log) != Status::kOk) return log.status();
+  if (parse_ipv4(*provider.value("group"), provider.text(), "-group", group, log) != Status::kOk)
+    return log.status();
   if (!IN_MULTICAST(ntohl(group.s_addr))) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': -group=%s is not a multicast address (224.0.0.0 to 239.255.255.255)",
-                       provider.text().c_str(), ipv4_text(group).c_str());
+    return TAKYON_FAIL(
+        log, Status::kInvalidArgument,
+        "interconnect '%s': -group=%s is not a multicast address (224.0.0.0 to 239.255.255.255)",
+        provider.text().c_str(), ipv4_text(group).c_str());
   }
   return Status::kOk;
 }
 
-Status make_endpoint(const EndpointConfig& config, Fd fd, ErrorLog& log, std::unique_ptr<DatagramEndpoint>& out) {
+Status make_endpoint(const EndpointConfig& config, Fd fd, ErrorLog& log,
+                     std::unique_ptr<DatagramEndpoint>& out) {
   out = std::make_unique<DatagramEndpoint>(std::move(fd), config.is_polling, config.provider->text(), log);
   return out->allocate(config);
 }
@@ -242,7 +250,8 @@ Status SocketBackend::create_unicast_send(const EndpointConfig& config, Deadline
   if (udp_socket(fd, log) != Status::kOk) return log.status();
   std::unique_ptr<DatagramEndpoint> endpoint;
   if (make_endpoint(config, std::move(fd), log, endpoint) != Status::kOk) return log.status();
-  endpoint->set_destination(to, kMaxUdpPayload, "the UDP limit: 65535 minus 28 bytes of IPv4 and UDP headers");
+  endpoint->set_destination(to, kMaxUdpPayload,
+                            "the UDP limit: 65535 minus 28 bytes of IPv4 and UDP headers");
   out = std::move(endpoint);
   return Status::kOk;
 }
@@ -268,21 +277,23 @@ Status SocketBackend::create_unicast_recv(const EndpointConfig& config, Deadline
   return Status::kOk;
 }
 
-Status SocketBackend::create_multicast_send(const EndpointConfig& config, Deadline /*deadline*/, ErrorLog& log,
-                                            std::unique_ptr<Backend>& out) {
+Status SocketBackend::create_multicast_send(const EndpointConfig& config, Deadline /*deadline*/,
+                                            ErrorLog& log, std::unique_ptr<Backend>& out) {
   const ProviderArgs& provider = *config.provider;
   const std::string& text = provider.text();
   in_addr local{};
   Ipv4Endpoint group;
   if (check_direction(config, true, log) != Status::kOk ||
       parse_ipv4(*provider.value("IP"), text, "-IP", local, log) != Status::kOk ||
-      parse_group(provider, group.addr, log) != Status::kOk || parse_port(provider, group.port, log) != Status::kOk) {
+      parse_group(provider, group.addr, log) != Status::kOk ||
+      parse_port(provider, group.port, log) != Status::kOk) {
     return log.status();
   }
   const uint64_t ttl = provider.value("TTL") ? provider.number("TTL") : 1;
   if (ttl > 255) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': -TTL=%llu is out of range (0 to 255)",
-                       text.c_str(), static_cast<unsigned long long>(ttl));
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': -TTL=%llu is out of range (0 to 255)", text.c_str(),
+                       static_cast<unsigned long long>(ttl));
   }
   int mtu = 0;
   if (interface_mtu(local, mtu, log) != Status::kOk) {
@@ -291,7 +302,8 @@ Status SocketBackend::create_multicast_send(const EndpointConfig& config, Deadli
     return log.status();
   }
   Fd fd;
-  if (udp_socket(fd, log) != Status::kOk || bind_udp(fd.get(), Ipv4Endpoint{local, 0}, false, text, log) != Status::kOk) {
+  if (udp_socket(fd, log) != Status::kOk ||
+      bind_udp(fd.get(), Ipv4Endpoint{local, 0}, false, text, log) != Status::kOk) {
     return log.status();
   }
   if (setsockopt(fd.get(), IPPROTO_IP, IP_MULTICAST_IF, &local, sizeof(local)) != 0) {
@@ -307,32 +319,37 @@ Status SocketBackend::create_multicast_send(const EndpointConfig& config, Deadli
   std::unique_ptr<DatagramEndpoint> endpoint;
   if (make_endpoint(config, std::move(fd), log, endpoint) != Status::kOk) return log.status();
   const uint64_t limit = std::min<uint64_t>(kMaxUdpPayload, static_cast<uint64_t>(mtu) - kIpUdpHeaders);
-  endpoint->set_destination(group, limit,
-                            strf("the MTU of %s is %d bytes, minus 28 bytes of IPv4 and UDP headers; multicast "
-                                 "is not fragmented here", ipv4_text(local).c_str(), mtu));
+  endpoint->set_destination(
+      group, limit,
+      strf("the MTU of %s is %d bytes, minus 28 bytes of IPv4 and UDP headers; multicast "
+           "is not fragmented here",
+           ipv4_text(local).c_str(), mtu));
   out = std::move(endpoint);
   return Status::kOk;
 }
 
-Status SocketBackend::create_multicast_recv(const EndpointConfig& config, Deadline /*deadline*/, ErrorLog& log,
-                                            std::unique_ptr<Backend>& out) {
+Status SocketBackend::create_multicast_recv(const EndpointConfig& config, Deadline /*deadline*/,
+                                            ErrorLog& log, std::unique_ptr<Backend>& out) {
   const ProviderArgs& provider = *config.provider;
   const std::string& text = provider.text();
   in_addr local{};
   Ipv4Endpoint group;
   if (check_direction(config, false, log) != Status::kOk ||
       parse_ipv4(*provider.value("IP"), text, "-IP", local, log) != Status::kOk ||
-      parse_group(provider, group.addr, log) != Status::kOk || parse_port(provider, group.port, log) != Status::kOk) {
+      parse_group(provider, group.addr, log) != Status::kOk ||
+      parse_port(provider, group.port, log) != Status::kOk) {
     return log.status();
   }
   if (!is_local_address(local)) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': -IP=%s is not an address of this host (the interface to join the group on)",
-                       text.c_str(), ipv4_text(local).c_str());
+    return TAKYON_FAIL(
+        log, Status::kInvalidArgument,
+        "interconnect '%s': -IP=%s is not an address of this host (the interface to join the group on)",
+        text.c_str(), ipv4_text(local).c_str());
   }
   Fd fd;
   // Bound to the group address: only this group's datagrams, not unicast to the same port.
-  if (udp_socket(fd, log) != Status::kOk || bind_udp(fd.get(), group, provider.has_flag("reuse"), text, log) != Status::kOk) {
+  if (udp_socket(fd, log) != Status::kOk ||
+      bind_udp(fd.get(), group, provider.has_flag("reuse"), text, log) != Status::kOk) {
     return log.status();
   }
   ip_mreq join{};

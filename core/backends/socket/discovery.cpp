@@ -68,18 +68,20 @@ Status DiscoveryResponder::open(in_addr server, uint32_t id, uint16_t tcp_port, 
     return TAKYON_FAIL(log, Status::kSystem, "socket(SOCK_DGRAM) for port discovery failed: %s",
                        errno_text(errno).c_str());
   }
-  if (set_option(fd_.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk) return log.status();
+  if (set_option(fd_.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk)
+    return log.status();
   const sockaddr_in bound = group.sockaddr();
   if (bind(fd_.get(), reinterpret_cast<const sockaddr*>(&bound), sizeof(bound)) != 0) {
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot bind the discovery socket to %s: %s", provider.c_str(),
-                       group.text().c_str(), errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot bind the discovery socket to %s: %s",
+                       provider.c_str(), group.text().c_str(), errno_text(errno).c_str());
   }
   ip_mreq join{};
   join.imr_multiaddr = group.addr;
   join.imr_interface = server;
   if (setsockopt(fd_.get(), IPPROTO_IP, IP_ADD_MEMBERSHIP, &join, sizeof(join)) != 0) {
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot join the discovery group %s on %s: %s", provider.c_str(),
-                       group.text().c_str(), ipv4_text(server).c_str(), errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot join the discovery group %s on %s: %s",
+                       provider.c_str(), group.text().c_str(), ipv4_text(server).c_str(),
+                       errno_text(errno).c_str());
   }
   const int all = 0;  // only the groups this socket joined
   (void)setsockopt(fd_.get(), IPPROTO_IP, IP_MULTICAST_ALL, &all, sizeof(all));
@@ -91,8 +93,8 @@ void DiscoveryResponder::answer() {
     Message query{};
     sockaddr_in from{};
     socklen_t from_len = sizeof(from);
-    const ssize_t n =
-        recvfrom(fd_.get(), &query, sizeof(query), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &from_len);
+    const ssize_t n = recvfrom(fd_.get(), &query, sizeof(query), MSG_DONTWAIT,
+                               reinterpret_cast<sockaddr*>(&from), &from_len);
     if (n < 0) {
       if (errno == EINTR) continue;
       return;  // EAGAIN, or an error that the accept loop's deadline will outlast
@@ -104,12 +106,13 @@ void DiscoveryResponder::answer() {
     Message reply = query;
     reply.kind = htole32(kAnswer);
     reply.port = htole16(tcp_port_);
-    (void)sendto(fd_.get(), &reply, sizeof(reply), MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&from), from_len);
+    (void)sendto(fd_.get(), &reply, sizeof(reply), MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&from),
+                 from_len);
   }
 }
 
-Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::string& provider, uint16_t& port,
-                     ErrorLog& log) {
+Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::string& provider,
+                     uint16_t& port, ErrorLog& log) {
   in_addr local{};
   if (local_address_for(server, local, log) != Status::kOk) return log.status();
   Fd fd(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -119,21 +122,22 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
   }
   const sockaddr_in bound = Ipv4Endpoint{local, 0}.sockaddr();
   if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&bound), sizeof(bound)) != 0) {
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot bind the discovery socket to %s: %s", provider.c_str(),
-                       ipv4_text(local).c_str(), errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot bind the discovery socket to %s: %s",
+                       provider.c_str(), ipv4_text(local).c_str(), errno_text(errno).c_str());
   }
   if (setsockopt(fd.get(), IPPROTO_IP, IP_MULTICAST_IF, &local, sizeof(local)) != 0 ||
       set_option(fd.get(), IPPROTO_IP, IP_MULTICAST_TTL, 1, "IP_MULTICAST_TTL", log) != Status::kOk ||
       set_option(fd.get(), IPPROTO_IP, IP_MULTICAST_LOOP, 1, "IP_MULTICAST_LOOP", log) != Status::kOk) {
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot send discovery queries from %s: %s", provider.c_str(),
-                       ipv4_text(local).c_str(), errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': cannot send discovery queries from %s: %s",
+                       provider.c_str(), ipv4_text(local).c_str(), errno_text(errno).c_str());
   }
   Message query{};
   std::memcpy(query.magic, kMagic, sizeof(kMagic));
   query.kind = htole32(kQuery);
   query.id = htole32(id);
   query.server = server.s_addr;
-  if (getrandom(&query.nonce, sizeof(query.nonce), 0) != sizeof(query.nonce)) query.nonce = static_cast<uint64_t>(now_ns());
+  if (getrandom(&query.nonce, sizeof(query.nonce), 0) != sizeof(query.nonce))
+    query.nonce = static_cast<uint64_t>(now_ns());
   Ipv4Endpoint where;
   if (discovery_group(where, provider, log) != Status::kOk) return log.status();
   const sockaddr_in group = where.sockaddr();
@@ -152,8 +156,8 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
       Message reply{};
       sockaddr_in from{};
       socklen_t from_len = sizeof(from);
-      const ssize_t n =
-          recvfrom(fd.get(), &reply, sizeof(reply), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &from_len);
+      const ssize_t n = recvfrom(fd.get(), &reply, sizeof(reply), MSG_DONTWAIT,
+                                 reinterpret_cast<sockaddr*>(&from), &from_len);
       if (n == sizeof(reply) && std::memcmp(reply.magic, kMagic, sizeof(kMagic)) == 0 &&
           le32toh(reply.kind) == kAnswer && reply.nonce == query.nonce && le32toh(reply.id) == id &&
           reply.server == server.s_addr && le16toh(reply.port) != 0) {

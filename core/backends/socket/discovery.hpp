@@ -40,7 +40,7 @@ class DiscoveryResponder {
 
 /// Asks until `deadline` which port the server for (server, id) listens on. kTimedOut if no
 /// server answered; an error if the query cannot be sent at all.
-Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::string& provider, uint16_t& port,
-                     ErrorLog& log);
+Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::string& provider,
+                     uint16_t& port, ErrorLog& log);
 
 }  // namespace takyon::detail

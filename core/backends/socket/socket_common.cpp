@@ -3,10 +3,10 @@
 #include "backends/socket/socket_common.hpp"
 
 #include <arpa/inet.h>
-#include <linux/sockios.h>
-#include <linux/tcp.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -62,7 +62,8 @@ Status parse_ipv4(std::string_view text, const std::string& provider, const char
 Status set_nonblocking(int fd, const char* what, ErrorLog& log) {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
-    return TAKYON_FAIL(log, Status::kSystem, "cannot make the %s non-blocking: %s", what, errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "cannot make the %s non-blocking: %s", what,
+                       errno_text(errno).c_str());
   }
   return Status::kOk;
 }
@@ -97,12 +98,14 @@ Status wait_fd(int fd, short events, Deadline deadline, int64_t max_wait_ns, sho
 Status local_address_for(in_addr peer, in_addr& out, ErrorLog& log) {
   Fd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!probe.valid()) {
-    return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET, SOCK_DGRAM) failed: %s", errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET, SOCK_DGRAM) failed: %s",
+                       errno_text(errno).c_str());
   }
   const sockaddr_in to = Ipv4Endpoint{peer, 9}.sockaddr();
   if (connect(probe.get(), reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) {
     return TAKYON_FAIL(log, errno == ENETUNREACH ? Status::kDisconnected : Status::kSystem,
-                       "no route from this host to %s: %s", ipv4_text(peer).c_str(), errno_text(errno).c_str());
+                       "no route from this host to %s: %s", ipv4_text(peer).c_str(),
+                       errno_text(errno).c_str());
   }
   sockaddr_in local{};
   socklen_t len = sizeof(local);
@@ -183,10 +186,11 @@ Status check_tcp_link(int fd, int64_t& outq_since_ns, const std::string& peer, b
   if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return Status::kOk;
   if (info.tcpi_snd_wnd == 0 && info.tcpi_probes < 2) return Status::kOk;
   if (static_cast<int64_t>(info.tcpi_last_ack_recv) * 1'000'000 < kLinkSilenceNs) return Status::kOk;
-  return TAKYON_FAIL(log, Status::kDisconnected,
-                     "no acknowledgement from %s for %u ms with %d bytes unacknowledged: the link is down or the "
-                     "peer host is gone",
-                     peer.c_str(), info.tcpi_last_ack_recv, outq);
+  return TAKYON_FAIL(
+      log, Status::kDisconnected,
+      "no acknowledgement from %s for %u ms with %d bytes unacknowledged: the link is down or the "
+      "peer host is gone",
+      peer.c_str(), info.tcpi_last_ack_recv, outq);
 }
 
 }  // namespace takyon::detail

@@ -52,7 +52,8 @@ struct Ipv4Endpoint {
 };
 
 /// Parses dotted-quad IPv4 text. `what` names the option in the error ("-IP", "-group").
-Status parse_ipv4(std::string_view text, const std::string& provider, const char* what, in_addr& out, ErrorLog& log);
+Status parse_ipv4(std::string_view text, const std::string& provider, const char* what, in_addr& out,
+                  ErrorLog& log);
 std::string ipv4_text(in_addr addr);
 
 /// Sets O_NONBLOCK; errors name `what`.

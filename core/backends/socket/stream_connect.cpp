@@ -23,7 +23,8 @@ namespace takyon::detail {
 namespace {
 
 void sleep_until_retry(int64_t& backoff_ns, Deadline deadline) {
-  std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(backoff_ns, deadline.remaining_ns(now_ns()))));
+  std::this_thread::sleep_for(
+      std::chrono::nanoseconds(std::min(backoff_ns, deadline.remaining_ns(now_ns()))));
   backoff_ns = std::min<int64_t>(backoff_ns * 2, 5'000'000);
 }
 
@@ -34,8 +35,8 @@ Status finish(Fd fd, bool tcp, std::string peer, StreamConnection& out) {
   return Status::kOk;
 }
 
-Status make_endpoint(StreamConnection connection, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                     std::unique_ptr<Backend>& out) {
+Status make_endpoint(StreamConnection connection, const EndpointConfig& config, Deadline deadline,
+                     ErrorLog& log, std::unique_ptr<Backend>& out) {
   StreamEndpoint::Options options;
   options.tcp = connection.tcp;
   options.polling = config.is_polling;
@@ -55,15 +56,17 @@ Status accept_unix(int listener, const std::string& name, const EndpointConfig& 
     short revents = 0;
     const Status waited = wait_fd(listener, POLLIN, deadline, -1, revents, log);
     if (waited == Status::kTimedOut) {
-      return TAKYON_FAIL(log, Status::kTimeout,
-                         "endpoint B of '%s' did not connect (abstract Unix socket @%s) within path_create_timeout",
-                         config.provider->text().c_str(), name.c_str());
+      return TAKYON_FAIL(
+          log, Status::kTimeout,
+          "endpoint B of '%s' did not connect (abstract Unix socket @%s) within path_create_timeout",
+          config.provider->text().c_str(), name.c_str());
     }
     if (waited != Status::kOk) return waited;
     Fd fd(accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd.valid()) {
       if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) continue;
-      return TAKYON_FAIL(log, Status::kSystem, "accept on @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "accept on @%s failed: %s", name.c_str(),
+                         errno_text(errno).c_str());
     }
     ucred cred{};
     socklen_t len = sizeof(cred);
@@ -86,8 +89,8 @@ Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadlin
   return make_endpoint(std::move(connection), config, deadline, log, out);
 }
 
-Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                           StreamConnection& out) {
+Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline,
+                           ErrorLog& log, StreamConnection& out) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path + 1, name.data(), name.size());  // sun_path[0] = '\0': the abstract namespace
@@ -101,14 +104,17 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
     }
     if (bind(listener.get(), sa, addr_len) != 0) {
       if (errno == EADDRINUSE) {
-        return TAKYON_FAIL(log, Status::kInvalidArgument,
-                           "endpoint A of '%s' already exists on this host (abstract Unix socket @%s is bound)",
-                           config.provider->text().c_str(), name.c_str());
+        return TAKYON_FAIL(
+            log, Status::kInvalidArgument,
+            "endpoint A of '%s' already exists on this host (abstract Unix socket @%s is bound)",
+            config.provider->text().c_str(), name.c_str());
       }
-      return TAKYON_FAIL(log, Status::kSystem, "bind to @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "bind to @%s failed: %s", name.c_str(),
+                         errno_text(errno).c_str());
     }
     if (listen(listener.get(), 4) != 0) {
-      return TAKYON_FAIL(log, Status::kSystem, "listen on @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "listen on @%s failed: %s", name.c_str(),
+                         errno_text(errno).c_str());
     }
     Fd fd;
     if (accept_unix(listener.get(), name, config, deadline, log, fd) != Status::kOk) return log.status();
@@ -119,17 +125,20 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
   int64_t backoff_ns = 20'000;
   for (;;) {
     Fd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    if (!fd.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
+    if (!fd.valid())
+      return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
     if (connect(fd.get(), sa, addr_len) == 0) {
       return finish(std::move(fd), false, "endpoint A (@" + name + ")", out);
     }
     if (errno != ECONNREFUSED && errno != EAGAIN && errno != ENOENT && errno != EINTR) {
-      return TAKYON_FAIL(log, Status::kSystem, "connect to @%s failed: %s", name.c_str(), errno_text(errno).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "connect to @%s failed: %s", name.c_str(),
+                         errno_text(errno).c_str());
     }
     if (deadline.expired()) {
-      return TAKYON_FAIL(log, Status::kTimeout,
-                         "endpoint A of '%s' did not appear (abstract Unix socket @%s) within path_create_timeout",
-                         config.provider->text().c_str(), name.c_str());
+      return TAKYON_FAIL(
+          log, Status::kTimeout,
+          "endpoint A of '%s' did not appear (abstract Unix socket @%s) within path_create_timeout",
+          config.provider->text().c_str(), name.c_str());
     }
     sleep_until_retry(backoff_ns, deadline);
   }
@@ -152,16 +161,18 @@ Status parse_tcp_args(const ProviderArgs& provider, TcpArgs& out, ErrorLog& log)
   const bool server = provider.has_flag("server");
   const bool client = provider.has_flag("client");
   if (server == client) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': give exactly one of -server and -client",
-                       text.c_str());
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "interconnect '%s': give exactly one of -server and -client", text.c_str());
   }
   out.server = server;
   const bool has_port = provider.value("port").has_value();
   const bool has_id = provider.value("ID").has_value();
   if (has_port == has_id) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': give exactly one of -port=<p> (a fixed port) and -ID=<n> (a port the "
-                       "system assigns, found by discovery)", text.c_str());
+    return TAKYON_FAIL(
+        log, Status::kInvalidArgument,
+        "interconnect '%s': give exactly one of -port=<p> (a fixed port) and -ID=<n> (a port the "
+        "system assigns, found by discovery)",
+        text.c_str());
   }
   if (has_port && provider.number("port") == 0) {
     return TAKYON_FAIL(log, Status::kInvalidArgument,
@@ -172,15 +183,18 @@ Status parse_tcp_args(const ProviderArgs& provider, TcpArgs& out, ErrorLog& log)
   out.id = static_cast<uint32_t>(provider.number("ID"));
   out.reuse = provider.has_flag("reuse");
   if (out.reuse && !server) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': -reuse applies to -server only (it lets the server's port be bound again "
-                       "while old connections linger)", text.c_str());
+    return TAKYON_FAIL(
+        log, Status::kInvalidArgument,
+        "interconnect '%s': -reuse applies to -server only (it lets the server's port be bound again "
+        "while old connections linger)",
+        text.c_str());
   }
   if (parse_ipv4(*provider.value("IP"), text, "-IP", out.ip, log) != Status::kOk) return log.status();
   if (has_id && out.ip.s_addr == htonl(INADDR_ANY)) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': -ID needs the server's own address in -IP (not 0.0.0.0) to find it",
-                       text.c_str());
+    return TAKYON_FAIL(
+        log, Status::kInvalidArgument,
+        "interconnect '%s': -ID needs the server's own address in -IP (not 0.0.0.0) to find it",
+        text.c_str());
   }
   return Status::kOk;
 }
@@ -189,8 +203,10 @@ Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline de
                   StreamConnection& out) {
   const std::string& text = config.provider->text();
   Fd listener(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!listener.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
-  if (args.reuse && set_option(listener.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk) {
+  if (!listener.valid())
+    return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
+  if (args.reuse &&
+      set_option(listener.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", log) != Status::kOk) {
     return log.status();
   }
   Ipv4Endpoint local{args.ip, args.port};
@@ -198,20 +214,22 @@ Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline de
   if (bind(listener.get(), reinterpret_cast<const sockaddr*>(&bound), sizeof(bound)) != 0) {
     const int err = errno;
     if (err == EADDRINUSE) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument,
-                         "'%s': port %u on %s is in use (another server, or connections of an earlier one that "
-                         "linger in TIME_WAIT: add -reuse for those)", text.c_str(), args.port,
-                         ipv4_text(args.ip).c_str());
+      return TAKYON_FAIL(
+          log, Status::kInvalidArgument,
+          "'%s': port %u on %s is in use (another server, or connections of an earlier one that "
+          "linger in TIME_WAIT: add -reuse for those)",
+          text.c_str(), args.port, ipv4_text(args.ip).c_str());
     }
     if (err == EADDRNOTAVAIL) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': -IP=%s is not an address of this host", text.c_str(),
-                         ipv4_text(args.ip).c_str());
+      return TAKYON_FAIL(log, Status::kInvalidArgument, "'%s': -IP=%s is not an address of this host",
+                         text.c_str(), ipv4_text(args.ip).c_str());
     }
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': bind to %s failed: %s", text.c_str(), local.text().c_str(),
-                       errno_text(err).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': bind to %s failed: %s", text.c_str(),
+                       local.text().c_str(), errno_text(err).c_str());
   }
   if (listen(listener.get(), 4) != 0) {
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': listen failed: %s", text.c_str(), errno_text(errno).c_str());
+    return TAKYON_FAIL(log, Status::kSystem, "'%s': listen failed: %s", text.c_str(),
+                       errno_text(errno).c_str());
   }
   DiscoveryResponder responder;
   if (args.port == 0) {
@@ -235,9 +253,11 @@ Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline de
     if ((fds[0].revents & POLLIN) != 0) {
       sockaddr_in from{};
       socklen_t from_len = sizeof(from);
-      Fd fd(accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_NONBLOCK | SOCK_CLOEXEC));
+      Fd fd(accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &from_len,
+                    SOCK_NONBLOCK | SOCK_CLOEXEC));
       if (fd.valid()) {
-        if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk) return log.status();
+        if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk)
+          return log.status();
         const Ipv4Endpoint client{from.sin_addr, ntohs(from.sin_port)};
         return finish(std::move(fd), true, "client " + client.text(), out);
       }
@@ -266,13 +286,14 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
         (void)discovery_group(group, text, log);  // valid: discover_port used it
         return TAKYON_FAIL(log, Status::kTimeout,
                            "'%s': no server for -ID=%u on %s answered discovery (group %s, TTL 1) within "
-                           "path_create_timeout", text.c_str(), args.id, ipv4_text(args.ip).c_str(),
-                           group.text().c_str());
+                           "path_create_timeout",
+                           text.c_str(), args.id, ipv4_text(args.ip).c_str(), group.text().c_str());
       }
       if (found != Status::kOk) return found;
     }
     Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    if (!fd.valid()) return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
+    if (!fd.valid())
+      return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
     const sockaddr_in to = server.sockaddr();
     int err = 0;
     if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) err = errno;
@@ -289,26 +310,28 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
       }
     }
     if (err == 0) {
-      if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk) return log.status();
+      if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk)
+        return log.status();
       return finish(std::move(fd), true, "server " + server.text(), out);
     }
     if (err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL) {
-      return TAKYON_FAIL(log, Status::kDisconnected, "'%s': cannot reach %s: %s", text.c_str(), server.text().c_str(),
-                         errno_text(err).c_str());
+      return TAKYON_FAIL(log, Status::kDisconnected, "'%s': cannot reach %s: %s", text.c_str(),
+                         server.text().c_str(), errno_text(err).c_str());
     }
     if (err != ECONNREFUSED && err != ETIMEDOUT && err != EAGAIN) {
-      return TAKYON_FAIL(log, Status::kSystem, "'%s': connect to %s failed: %s", text.c_str(), server.text().c_str(),
-                         errno_text(err).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "'%s': connect to %s failed: %s", text.c_str(),
+                         server.text().c_str(), errno_text(err).c_str());
     }
     refused = refused || err == ECONNREFUSED;
     if (deadline.expired()) {
       if (refused) {
-        return TAKYON_FAIL(log, Status::kTimeout,
-                           "'%s': %s refused the connection until path_create_timeout expired (no server listening)",
-                           text.c_str(), server.text().c_str());
+        return TAKYON_FAIL(
+            log, Status::kTimeout,
+            "'%s': %s refused the connection until path_create_timeout expired (no server listening)",
+            text.c_str(), server.text().c_str());
       }
-      return TAKYON_FAIL(log, Status::kTimeout, "'%s': no answer from %s within path_create_timeout", text.c_str(),
-                         server.text().c_str());
+      return TAKYON_FAIL(log, Status::kTimeout, "'%s': no answer from %s within path_create_timeout",
+                         text.c_str(), server.text().c_str());
     }
     sleep_until_retry(backoff_ns, deadline);
   }
@@ -316,10 +339,12 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
 
 }  // namespace
 
-Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log, StreamConnection& out) {
+Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                          StreamConnection& out) {
   TcpArgs args;
   if (parse_tcp_args(*config.provider, args, log) != Status::kOk) return log.status();
-  return args.server ? tcp_server(args, config, deadline, log, out) : tcp_client(args, config, deadline, log, out);
+  return args.server ? tcp_server(args, config, deadline, log, out)
+                     : tcp_client(args, config, deadline, log, out);
 }
 
 Status SocketBackend::create_tcp(const EndpointConfig& config, Deadline deadline, ErrorLog& log,

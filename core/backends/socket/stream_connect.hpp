@@ -21,10 +21,11 @@ struct StreamConnection {
 
 /// Endpoint A listens on the abstract Unix socket @`name` and accepts only its own user's
 /// process; endpoint B connects, retrying until A appears or `deadline`.
-Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                           StreamConnection& out);
+Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline,
+                           ErrorLog& log, StreamConnection& out);
 
 /// TCP from the provider's `-server|-client -IP=<addr> (-port=<p> | -ID=<n>) [-reuse]`.
-Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log, StreamConnection& out);
+Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                          StreamConnection& out);
 
 }  // namespace takyon::detail

@@ -7,10 +7,10 @@
 #include <fcntl.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <poll.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -81,12 +81,12 @@ class CallGuard {
   bool entered_;
 };
 
-#define TAKYON_ONE_CALL_AT_A_TIME()                                                                          \
-  CallGuard guard(in_call_);                                                                                 \
-  if (!guard.entered()) [[unlikely]] {                                                                       \
-    return TAKYON_FAIL(log_, Status::kInvalidArgument,                                                       \
+#define TAKYON_ONE_CALL_AT_A_TIME()                                                                        \
+  CallGuard guard(in_call_);                                                                               \
+  if (!guard.entered()) [[unlikely]] {                                                                     \
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,                                                     \
                        "another thread is inside a call on this socket endpoint; a socket endpoint takes " \
-                       "one call at a time");                                                                \
+                       "one call at a time");                                                              \
   }
 
 }  // namespace
@@ -97,8 +97,8 @@ StreamEndpoint::StreamEndpoint(Fd fd, Options options, ErrorLog& log)
 StreamEndpoint::~StreamEndpoint() = default;
 
 Status StreamEndpoint::disconnected_error(const char* context) {
-  return TAKYON_FAIL(log_, Status::kDisconnected, "the peer %s destroyed its endpoint; %s", options_.peer.c_str(),
-                     context);
+  return TAKYON_FAIL(log_, Status::kDisconnected, "the peer %s destroyed its endpoint; %s",
+                     options_.peer.c_str(), context);
 }
 
 Status StreamEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
@@ -129,13 +129,15 @@ Status StreamEndpoint::connect(const EndpointConfig& config, Deadline deadline) 
     // (wait_for_header); every other call passes MSG_DONTWAIT.
     const int flags = fcntl(fd_.get(), F_GETFL);
     if (flags < 0 || fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-      return TAKYON_FAIL(log_, Status::kSystem, "cannot make the socket blocking: %s", errno_text(errno).c_str());
+      return TAKYON_FAIL(log_, Status::kSystem, "cannot make the socket blocking: %s",
+                         errno_text(errno).c_str());
     }
   }
   return Status::kOk;
 }
 
-Status StreamEndpoint::write_all_blocking(const void* data, size_t bytes, Deadline deadline, const char* what) {
+Status StreamEndpoint::write_all_blocking(const void* data, size_t bytes, Deadline deadline,
+                                          const char* what) {
   const auto* p = static_cast<const std::byte*>(data);
   while (bytes > 0) {
     const ssize_t n = ::send(fd_.get(), p, bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -146,14 +148,14 @@ Status StreamEndpoint::write_all_blocking(const void* data, size_t bytes, Deadli
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-      return TAKYON_FAIL(log_, Status::kDisconnected, "sending the %s to %s failed: %s", what, options_.peer.c_str(),
-                         errno_text(errno).c_str());
+      return TAKYON_FAIL(log_, Status::kDisconnected, "sending the %s to %s failed: %s", what,
+                         options_.peer.c_str(), errno_text(errno).c_str());
     }
     short revents = 0;
     const Status waited = wait_fd(fd_.get(), POLLOUT, deadline, -1, revents, log_);
     if (waited == Status::kTimedOut) {
-      return TAKYON_FAIL(log_, Status::kTimeout, "could not send the %s to %s within path_create_timeout", what,
-                         options_.peer.c_str());
+      return TAKYON_FAIL(log_, Status::kTimeout, "could not send the %s to %s within path_create_timeout",
+                         what, options_.peer.c_str());
     }
     if (waited != Status::kOk) return waited;
   }
@@ -181,8 +183,8 @@ Status StreamEndpoint::read_all_blocking(void* data, size_t bytes, Deadline dead
     short revents = 0;
     const Status waited = wait_fd(fd_.get(), POLLIN, deadline, -1, revents, log_);
     if (waited == Status::kTimedOut) {
-      return TAKYON_FAIL(log_, Status::kTimeout, "%s sent no %s within path_create_timeout", options_.peer.c_str(),
-                         what);
+      return TAKYON_FAIL(log_, Status::kTimeout, "%s sent no %s within path_create_timeout",
+                         options_.peer.c_str(), what);
     }
     if (waited != Status::kOk) return waited;
   }
@@ -210,15 +212,18 @@ Status StreamEndpoint::handshake(const EndpointConfig& config, Deadline deadline
       at += 8;
     }
   }
-  if (write_all_blocking(out.data(), out.size(), deadline, "Takyon greeting") != Status::kOk) return log_.status();
+  if (write_all_blocking(out.data(), out.size(), deadline, "Takyon greeting") != Status::kOk)
+    return log_.status();
 
   Greeting theirs{};
-  if (read_all_blocking(&theirs, sizeof(theirs), deadline, "Takyon greeting") != Status::kOk) return log_.status();
+  if (read_all_blocking(&theirs, sizeof(theirs), deadline, "Takyon greeting") != Status::kOk)
+    return log_.status();
   const uint32_t peer_side = le32toh(theirs.side);
   const uint32_t peer_nsend = le32toh(theirs.nsend);
   const uint32_t peer_nrecv = le32toh(theirs.nrecv);
-  if (std::memcmp(theirs.magic, kGreetingMagic, sizeof(theirs.magic)) != 0 || (peer_side != 'A' && peer_side != 'B') ||
-      peer_nsend > kMaxBuffersOnWire || peer_nrecv > kMaxBuffersOnWire) {
+  if (std::memcmp(theirs.magic, kGreetingMagic, sizeof(theirs.magic)) != 0 ||
+      (peer_side != 'A' && peer_side != 'B') || peer_nsend > kMaxBuffersOnWire ||
+      peer_nrecv > kMaxBuffersOnWire) {
     return TAKYON_FAIL(log_, Status::kProtocol,
                        "%s is not a Takyon '%s' endpoint: its first bytes are not a Takyon socket greeting",
                        options_.peer.c_str(), config.provider->name().c_str());
@@ -235,7 +240,8 @@ Status StreamEndpoint::handshake(const EndpointConfig& config, Deadline deadline
   // Judge the pairing, tell the peer, then hear its judgement.
   Status mine_ok = Status::kOk;
   if (peer_side == static_cast<uint32_t>(config.side())) {
-    mine_ok = TAKYON_FAIL(log_, Status::kProtocol, "both endpoints of '%s' are endpoint %c; one must be A, the other B",
+    mine_ok = TAKYON_FAIL(log_, Status::kProtocol,
+                          "both endpoints of '%s' are endpoint %c; one must be A, the other B",
                           config.provider->text().c_str(), config.side());
   } else {
     const LayoutView my_view{config.side(), my_send, my_recv};
@@ -244,13 +250,15 @@ Status StreamEndpoint::handshake(const EndpointConfig& config, Deadline deadline
   }
   Verdict verdict{};
   std::memcpy(verdict.word, mine_ok == Status::kOk ? kAccept : kRefuse, sizeof(verdict.word));
-  if (mine_ok != Status::kOk) std::snprintf(verdict.reason, sizeof(verdict.reason), "%s", log_.cause().c_str());
+  if (mine_ok != Status::kOk)
+    std::snprintf(verdict.reason, sizeof(verdict.reason), "%s", log_.cause().c_str());
   if (mine_ok != Status::kOk) {
     // Best effort: the peer learns why; our own error stands either way.
     (void)::send(fd_.get(), &verdict, sizeof(verdict), MSG_DONTWAIT | MSG_NOSIGNAL);
     return mine_ok;
   }
-  if (write_all_blocking(&verdict, sizeof(verdict), deadline, "pairing verdict") != Status::kOk) return log_.status();
+  if (write_all_blocking(&verdict, sizeof(verdict), deadline, "pairing verdict") != Status::kOk)
+    return log_.status();
   Verdict peer_verdict{};
   if (read_all_blocking(&peer_verdict, sizeof(peer_verdict), deadline, "pairing verdict") != Status::kOk) {
     return log_.status();
@@ -273,31 +281,34 @@ Status StreamEndpoint::read_error(ssize_t n, int err, const char* what) {
     eof_ = true;
     if (in_state_ == InState::kPayload) {
       const uint64_t got = in_frame_.bytes - in_left_;
-      return TAKYON_FAIL(log_, Status::kDisconnected,
-                         "%s closed the connection in the middle of a message to receive buffer %u (%llu of %llu "
-                         "bytes arrived); the message is lost",
-                         options_.peer.c_str(), in_frame_.buffer, static_cast<unsigned long long>(got),
-                         static_cast<unsigned long long>(in_frame_.bytes));
+      return TAKYON_FAIL(
+          log_, Status::kDisconnected,
+          "%s closed the connection in the middle of a message to receive buffer %u (%llu of %llu "
+          "bytes arrived); the message is lost",
+          options_.peer.c_str(), in_frame_.buffer, static_cast<unsigned long long>(got),
+          static_cast<unsigned long long>(in_frame_.bytes));
     }
     if (in_state_ != InState::kHeader || in_got_ != 0) {
-      return TAKYON_FAIL(log_, Status::kDisconnected, "%s closed the connection in the middle of a frame header",
-                         options_.peer.c_str());
+      return TAKYON_FAIL(log_, Status::kDisconnected,
+                         "%s closed the connection in the middle of a frame header", options_.peer.c_str());
     }
     if (peer_closed_) return Status::kOk;
-    return TAKYON_FAIL(log_, Status::kDisconnected,
-                       "%s closed the connection without destroying its endpoint (the process exited or was killed)",
-                       options_.peer.c_str());
+    return TAKYON_FAIL(
+        log_, Status::kDisconnected,
+        "%s closed the connection without destroying its endpoint (the process exited or was killed)",
+        options_.peer.c_str());
   }
   if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) return Status::kOk;
-  return TAKYON_FAIL(log_, Status::kDisconnected, "reading the %s from %s failed: %s", what, options_.peer.c_str(),
-                     errno_text(err).c_str());
+  return TAKYON_FAIL(log_, Status::kDisconnected, "reading the %s from %s failed: %s", what,
+                     options_.peer.c_str(), errno_text(err).c_str());
 }
 
 Status StreamEndpoint::apply_credit(uint32_t buffer) {
   if (buffer >= remote_busy_.size() || remote_busy_[buffer] == 0) {
-    return TAKYON_FAIL(log_, Status::kProtocol,
-                       "%s returned a credit for send buffer %u, which has no message outstanding (protocol error)",
-                       options_.peer.c_str(), buffer);
+    return TAKYON_FAIL(
+        log_, Status::kProtocol,
+        "%s returned a credit for send buffer %u, which has no message outstanding (protocol error)",
+        options_.peer.c_str(), buffer);
   }
   remote_busy_[buffer] = 0;
   return Status::kOk;
@@ -331,20 +342,24 @@ Status StreamEndpoint::on_frame_body() {
   switch (f.type) {
     case kData: {
       if (f.buffer >= arrived_.size()) {
-        return TAKYON_FAIL(log_, Status::kProtocol, "%s sent a message to receive buffer %u, but there are only %zu",
+        return TAKYON_FAIL(log_, Status::kProtocol,
+                           "%s sent a message to receive buffer %u, but there are only %zu",
                            options_.peer.c_str(), f.buffer, arrived_.size());
       }
       const uint64_t size = recv_size_[f.buffer];
       if (f.offset > size || f.bytes > size - f.offset) {
-        return TAKYON_FAIL(log_, Status::kProtocol,
-                           "%s sent %llu bytes at offset %llu into receive buffer %u of %llu bytes (protocol error)",
-                           options_.peer.c_str(), static_cast<unsigned long long>(f.bytes),
-                           static_cast<unsigned long long>(f.offset), f.buffer, static_cast<unsigned long long>(size));
+        return TAKYON_FAIL(
+            log_, Status::kProtocol,
+            "%s sent %llu bytes at offset %llu into receive buffer %u of %llu bytes (protocol error)",
+            options_.peer.c_str(), static_cast<unsigned long long>(f.bytes),
+            static_cast<unsigned long long>(f.offset), f.buffer, static_cast<unsigned long long>(size));
       }
       if (arrived_[f.buffer] != 0) {
-        return TAKYON_FAIL(log_, Status::kProtocol,
-                           "%s sent a second message into receive buffer %u before this endpoint received the first "
-                           "(protocol error)", options_.peer.c_str(), f.buffer);
+        return TAKYON_FAIL(
+            log_, Status::kProtocol,
+            "%s sent a second message into receive buffer %u before this endpoint received the first "
+            "(protocol error)",
+            options_.peer.c_str(), f.buffer);
       }
       if (f.bytes == 0) {
         arrived_[f.buffer] = 1;
@@ -538,10 +553,11 @@ Status StreamEndpoint::write_data(const SendArgs& args) {
     if (waited == Status::kTimedOut) {
       if (written == 0) return Status::kTimedOut;  // nothing went out: a retryable no-op
       data_in_progress_ = false;
-      return TAKYON_FAIL(log_, Status::kTimeout,
-                         "the message to buffer %d did not finish within send_finish_timeout (%llu of %llu bytes "
-                         "written); the stream is cut",
-                         args.buffer, static_cast<unsigned long long>(written), static_cast<unsigned long long>(total));
+      return TAKYON_FAIL(
+          log_, Status::kTimeout,
+          "the message to buffer %d did not finish within send_finish_timeout (%llu of %llu bytes "
+          "written); the stream is cut",
+          args.buffer, static_cast<unsigned long long>(written), static_cast<unsigned long long>(total));
     }
     if (waited != Status::kOk) {
       data_in_progress_ = false;
@@ -566,7 +582,8 @@ void StreamEndpoint::begin_wait() {
 Status StreamEndpoint::check_link() {
   if (!options_.tcp || eof_) return Status::kOk;
   bool idle = false;
-  if (check_tcp_link(fd_.get(), outq_since_ns_, options_.peer, idle, log_) != Status::kOk) return log_.status();
+  if (check_tcp_link(fd_.get(), outq_since_ns_, options_.peer, idle, log_) != Status::kOk)
+    return log_.status();
   if (idle && pending_.empty() && !data_in_progress_) return queue_control(kHeartbeat, 0);
   return Status::kOk;
 }
@@ -605,9 +622,11 @@ Status StreamEndpoint::wait_for_header(Deadline deadline) {
   if (wait_ns == INT64_MAX) wait_ns = 0;  // SO_RCVTIMEO 0: no limit
   wait_ns = wait_ns == 0 ? 0 : std::max<int64_t>(wait_ns, 1000);
   if (wait_ns != rcvtimeo_ns_) {
-    timeval tv{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<suseconds_t>((wait_ns % 1'000'000'000) / 1000)};
+    timeval tv{static_cast<time_t>(wait_ns / 1'000'000'000),
+               static_cast<suseconds_t>((wait_ns % 1'000'000'000) / 1000)};
     if (setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
-      return TAKYON_FAIL(log_, Status::kSystem, "setsockopt(SO_RCVTIMEO) failed: %s", errno_text(errno).c_str());
+      return TAKYON_FAIL(log_, Status::kSystem, "setsockopt(SO_RCVTIMEO) failed: %s",
+                         errno_text(errno).c_str());
     }
     rcvtimeo_ns_ = wait_ns;
   }
@@ -669,12 +688,14 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
     bool started = false;
     Deadline finish;
     for (;;) {
-      if (peer_closed_ || eof_) return disconnected_error(strf("no message is left for receive buffer %d", buffer).c_str());
+      if (peer_closed_ || eof_)
+        return disconnected_error(strf("no message is left for receive buffer %d", buffer).c_str());
       if (!started && in_state_ == InState::kPayload && in_frame_.buffer == b) {
         started = true;
         finish = Deadline::after(finish_timeout);
       }
-      const bool header_next = !options_.polling && pending_.empty() && in_state_ == InState::kHeader && !eof_;
+      const bool header_next =
+          !options_.polling && pending_.empty() && in_state_ == InState::kHeader && !eof_;
       const Status waited = header_next ? wait_for_header(start) : wait_step(started ? finish : start, false);
       if (waited == Status::kTimedOut) {
         if (pump(buffer) != Status::kOk) return log_.status();  // one last look: try once at timeout 0
@@ -685,11 +706,12 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
           if (flush_pending() != Status::kOk) return log_.status();
           return Status::kTimedOut;
         }
-        return TAKYON_FAIL(log_, Status::kTimeout,
-                           "the message to receive buffer %d started but did not finish within recv_finish_timeout "
-                           "(%llu of %llu bytes arrived)",
-                           buffer, static_cast<unsigned long long>(in_frame_.bytes - in_left_),
-                           static_cast<unsigned long long>(in_frame_.bytes));
+        return TAKYON_FAIL(
+            log_, Status::kTimeout,
+            "the message to receive buffer %d started but did not finish within recv_finish_timeout "
+            "(%llu of %llu bytes arrived)",
+            buffer, static_cast<unsigned long long>(in_frame_.bytes - in_left_),
+            static_cast<unsigned long long>(in_frame_.bytes));
       }
       if (waited != Status::kOk) return waited;
       if (pump(buffer) != Status::kOk) return log_.status();
@@ -731,7 +753,8 @@ Status StreamEndpoint::destroy(bool graceful, Deadline deadline) {
         const Status waited = wait_step(deadline, !pending_.empty());
         if (waited == Status::kTimedOut) {
           status = TAKYON_FAIL(log_, Status::kTimeout,
-                               "%s did not destroy its endpoint within path_destroy_timeout", options_.peer.c_str());
+                               "%s did not destroy its endpoint within path_destroy_timeout",
+                               options_.peer.c_str());
           break;
         }
         if (waited != Status::kOk) {

@@ -38,8 +38,8 @@ static_assert(sizeof(WireFrame) == 32);
 class StreamEndpoint final : public Backend {
  public:
   struct Options {
-    bool tcp = true;      ///< TCP (heartbeats, link checks) or a Unix socket.
-    bool polling = true;  ///< Spin on non-blocking reads, or sleep in poll().
+    bool tcp = true;       ///< TCP (heartbeats, link checks) or a Unix socket.
+    bool polling = true;   ///< Spin on non-blocking reads, or sleep in poll().
     std::string provider;  ///< The interconnect text, for messages.
     std::string peer;      ///< Who is at the other end ("127.0.0.1:4000", "@takyon-..."), for messages.
   };
@@ -120,7 +120,7 @@ class StreamEndpoint final : public Backend {
   size_t pending_sent_ = 0;
 
   bool data_in_progress_ = false;  // a data frame is partly written: control frames wait
-  bool peer_closed_ = false;  // the peer's close frame arrived
+  bool peer_closed_ = false;       // the peer's close frame arrived
   bool eof_ = false;
   int64_t next_tick_ns_ = 0;
   int64_t outq_since_ns_ = 0;

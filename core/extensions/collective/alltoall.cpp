@@ -32,7 +32,8 @@ TakyonCollectiveAlltoall* takyonAlltoallInit(int nmembers, int my_index, TakyonP
   }
   for (int j = 0; j < nmembers; j++) {
     if (j == my_index && path_list[j] != nullptr) {
-      fail_extensionf("%s: path_list[%d] is this member's own entry (my_index) and must be NULL", function, j);
+      fail_extensionf("%s: path_list[%d] is this member's own entry (my_index) and must be NULL", function,
+                      j);
       return nullptr;
     }
     if (j != my_index && path_list[j] == nullptr) {
@@ -65,16 +66,18 @@ bool takyonAlltoall(TakyonCollectiveAlltoall* collective, int buffer, uint64_t b
   using namespace takyon::detail;
   if (collective == nullptr) return fail_extensionf("takyonAlltoall: the collective is NULL");
   const int me = collective->my_index;
-  const CollectiveCall call{"takyonAlltoall", "member " + std::to_string(me) + " of " +
-                                                  std::to_string(collective->nmembers)};
+  const CollectiveCall call{"takyonAlltoall",
+                            "member " + std::to_string(me) + " of " + std::to_string(collective->nmembers)};
   if (bytes_per_member > 0 && (send_data == nullptr || recv_data == nullptr)) {
-    return fail_extensionf("%s (%s): send_data and recv_data must not be NULL", call.function, call.role.c_str());
+    return fail_extensionf("%s (%s): send_data and recv_data must not be NULL", call.function,
+                           call.role.c_str());
   }
   const auto* in = static_cast<const uint8_t*>(send_data);
   auto* out = static_cast<uint8_t*>(recv_data);
   for (int j = 0; j < collective->nmembers; j++) {
     if (j == me) continue;
-    if (!check_buffer(call, collective->path_list[j], buffer, true, true, bytes_per_member, bytes_per_member)) {
+    if (!check_buffer(call, collective->path_list[j], buffer, true, true, bytes_per_member,
+                      bytes_per_member)) {
       return false;
     }
   }
@@ -103,9 +106,9 @@ bool takyonAlltoall(TakyonCollectiveAlltoall* collective, int buffer, uint64_t b
     uint64_t offset = 0;
     if (!recv_message(call, path, buffer, &arrived, &offset)) return false;
     if (arrived != bytes_per_member) {
-      return fail_extensionf("%s (%s): member %d sent %" PRIu64 " bytes on %s; every block is %" PRIu64 " bytes",
-                             call.function, call.role.c_str(), j, arrived, describe_path(path).c_str(),
-                             bytes_per_member);
+      return fail_extensionf(
+          "%s (%s): member %d sent %" PRIu64 " bytes on %s; every block is %" PRIu64 " bytes", call.function,
+          call.role.c_str(), j, arrived, describe_path(path).c_str(), bytes_per_member);
     }
     if (bytes_per_member > 0) {
       std::memcpy(out + static_cast<uint64_t>(j) * bytes_per_member, recv_buffer_addr(path, buffer) + offset,
@@ -123,7 +126,8 @@ bool takyonAlltoall(TakyonCollectiveAlltoall* collective, int buffer, uint64_t b
     uint64_t notice = 0;
     if (!recv_message(call, collective->path_list[j], buffer, &notice, nullptr)) return false;
     if (notice != 0) {
-      return fail_extensionf("%s (%s): member %d sent %" PRIu64 " bytes where a zero-byte notice was expected",
+      return fail_extensionf("%s (%s): member %d sent %" PRIu64
+                             " bytes where a zero-byte notice was expected",
                              call.function, call.role.c_str(), j, notice);
     }
   }

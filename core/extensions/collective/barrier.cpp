@@ -8,7 +8,8 @@ using takyon::detail::CollectiveCall;
 
 extern "C" {
 
-TakyonCollectiveBarrier* takyonBarrierInit(int nchildren, TakyonPath* parent_path, TakyonPath** child_path_list) {
+TakyonCollectiveBarrier* takyonBarrierInit(int nchildren, TakyonPath* parent_path,
+                                           TakyonPath** child_path_list) {
   return takyon::detail::init_tree<TakyonCollectiveBarrier>("takyonBarrierInit", nchildren, parent_path,
                                                             child_path_list);
 }
@@ -42,6 +43,8 @@ bool takyonBarrierRun(TakyonCollectiveBarrier* collective, int buffer) {
   return true;
 }
 
-void takyonBarrierFinalize(TakyonCollectiveBarrier* collective) { takyon::detail::finalize_tree(collective); }
+void takyonBarrierFinalize(TakyonCollectiveBarrier* collective) {
+  takyon::detail::finalize_tree(collective);
+}
 
 }  // extern "C"

@@ -37,7 +37,8 @@ bool finish_down(const CollectiveCall& call, TakyonCollectiveBcast* c, int buffe
     uint64_t notice = 0;
     if (!recv_message(call, child, buffer, &notice, nullptr)) return false;
     if (notice != 0) {
-      return fail_extensionf("%s (%s): child %d sent %" PRIu64 " bytes where a zero-byte notice was expected on %s",
+      return fail_extensionf("%s (%s): child %d sent %" PRIu64
+                             " bytes where a zero-byte notice was expected on %s",
                              call.function, call.role.c_str(), i, notice, describe_path(child).c_str());
     }
   }
@@ -59,9 +60,10 @@ bool takyonBcastRoot(TakyonCollectiveBcast* collective, int buffer, uint64_t nby
   if (!check_tree_handle("takyonBcastRoot", collective)) return false;
   const CollectiveCall call{"takyonBcastRoot", tree_role(collective)};
   if (collective->parent_path != nullptr) {
-    return fail_extensionf("%s: this member has a parent, so it is not the root of the broadcast: call "
-                           "takyonBcastChild()",
-                           call.function);
+    return fail_extensionf(
+        "%s: this member has a parent, so it is not the root of the broadcast: call "
+        "takyonBcastChild()",
+        call.function);
   }
   return start_down(call, collective, buffer, nbytes, static_cast<const uint8_t*>(data)) &&
          finish_down(call, collective, buffer);
@@ -73,9 +75,10 @@ bool takyonBcastChild(TakyonCollectiveBcast* collective, int buffer, uint64_t* n
   const CollectiveCall call{"takyonBcastChild", tree_role(collective)};
   TakyonPath* parent = collective->parent_path;
   if (parent == nullptr) {
-    return fail_extensionf("%s: this member has no parent, so it is the root of the broadcast: call "
-                           "takyonBcastRoot()",
-                           call.function);
+    return fail_extensionf(
+        "%s: this member has no parent, so it is the root of the broadcast: call "
+        "takyonBcastRoot()",
+        call.function);
   }
   if (!check_buffer(call, parent, buffer, true, true)) return false;
   uint64_t nbytes = 0;
@@ -94,6 +97,8 @@ bool takyonBcastChild(TakyonCollectiveBcast* collective, int buffer, uint64_t* n
          finish_down(call, collective, buffer);
 }
 
-void takyonBcastFinalize(TakyonCollectiveBcast* collective) { takyon::detail::finalize_tree(collective); }
+void takyonBcastFinalize(TakyonCollectiveBcast* collective) {
+  takyon::detail::finalize_tree(collective);
+}
 
 }  // extern "C"

@@ -12,7 +12,8 @@
 namespace takyon::detail {
 
 std::string describe_path(const TakyonPath* path) {
-  return std::string("path '") + path->attrs.interconnect + "' endpoint " + (path->attrs.is_endpointA ? "A" : "B");
+  return std::string("path '") + path->attrs.interconnect + "' endpoint " +
+         (path->attrs.is_endpointA ? "A" : "B");
 }
 
 int send_buffer_count(const TakyonPath* path) {
@@ -37,30 +38,33 @@ const char* path_error(const TakyonPath* path) {
 }
 }  // namespace
 
-bool check_buffer(const CollectiveCall& call, const TakyonPath* path, int buffer, bool need_send, bool need_recv,
-                  uint64_t send_bytes, uint64_t recv_bytes) {
+bool check_buffer(const CollectiveCall& call, const TakyonPath* path, int buffer, bool need_send,
+                  bool need_recv, uint64_t send_bytes, uint64_t recv_bytes) {
   if (need_send) {
     const int n = send_buffer_count(path);
     if (buffer < 0 || buffer >= n) {
-      return fail_extensionf("%s (%s): buffer %d does not exist for sending on %s, which has %d send buffer(s)",
-                             call.function, call.role.c_str(), buffer, describe_path(path).c_str(), n);
+      return fail_extensionf(
+          "%s (%s): buffer %d does not exist for sending on %s, which has %d send buffer(s)", call.function,
+          call.role.c_str(), buffer, describe_path(path).c_str(), n);
     }
     if (path->attrs.sender_max_bytes_list[buffer] < send_bytes) {
       return fail_extensionf("%s (%s): %" PRIu64 " bytes do not fit send buffer %d of %s (%" PRIu64 " bytes)",
-                             call.function, call.role.c_str(), send_bytes, buffer, describe_path(path).c_str(),
-                             path->attrs.sender_max_bytes_list[buffer]);
+                             call.function, call.role.c_str(), send_bytes, buffer,
+                             describe_path(path).c_str(), path->attrs.sender_max_bytes_list[buffer]);
     }
   }
   if (need_recv) {
     const int n = recv_buffer_count(path);
     if (buffer < 0 || buffer >= n) {
-      return fail_extensionf("%s (%s): buffer %d does not exist for receiving on %s, which has %d receive buffer(s)",
-                             call.function, call.role.c_str(), buffer, describe_path(path).c_str(), n);
+      return fail_extensionf(
+          "%s (%s): buffer %d does not exist for receiving on %s, which has %d receive buffer(s)",
+          call.function, call.role.c_str(), buffer, describe_path(path).c_str(), n);
     }
     if (path->attrs.recver_max_bytes_list[buffer] < recv_bytes) {
-      return fail_extensionf("%s (%s): %" PRIu64 " bytes do not fit receive buffer %d of %s (%" PRIu64 " bytes)",
-                             call.function, call.role.c_str(), recv_bytes, buffer, describe_path(path).c_str(),
-                             path->attrs.recver_max_bytes_list[buffer]);
+      return fail_extensionf("%s (%s): %" PRIu64 " bytes do not fit receive buffer %d of %s (%" PRIu64
+                             " bytes)",
+                             call.function, call.role.c_str(), recv_bytes, buffer,
+                             describe_path(path).c_str(), path->attrs.recver_max_bytes_list[buffer]);
     }
   }
   return true;
@@ -74,9 +78,10 @@ bool start_send(const CollectiveCall& call, TakyonPath* path, int buffer, uint64
                            call.role.c_str(), bytes, buffer, describe_path(path).c_str(), path_error(path));
   }
   if (timed_out) {
-    return fail_extensionf("%s (%s): timed out after %g s waiting to send in buffer %d on %s (send_start_timeout)",
-                           call.function, call.role.c_str(), path->attrs.send_start_timeout, buffer,
-                           describe_path(path).c_str());
+    return fail_extensionf(
+        "%s (%s): timed out after %g s waiting to send in buffer %d on %s (send_start_timeout)",
+        call.function, call.role.c_str(), path->attrs.send_start_timeout, buffer,
+        describe_path(path).c_str());
   }
   return true;
 }
@@ -93,9 +98,10 @@ bool finish_send(const CollectiveCall& call, TakyonPath* path, int buffer) {
     // A finish timeout of 0 means "poll": keep asking (a dead peer makes the call fail). Any other
     // expiry is the application's limit, and a collective cannot leave a send half done.
     if (path->attrs.send_finish_timeout != 0.0) {
-      return fail_extensionf("%s (%s): the send in buffer %d on %s did not finish within %g s (send_finish_timeout)",
-                             call.function, call.role.c_str(), buffer, describe_path(path).c_str(),
-                             path->attrs.send_finish_timeout);
+      return fail_extensionf(
+          "%s (%s): the send in buffer %d on %s did not finish within %g s (send_finish_timeout)",
+          call.function, call.role.c_str(), buffer, describe_path(path).c_str(),
+          path->attrs.send_finish_timeout);
     }
   }
 }
@@ -109,21 +115,25 @@ bool recv_message(const CollectiveCall& call, TakyonPath* path, int buffer, uint
                   uint64_t* offset_ret) {
   bool timed_out = false;
   if (!takyonRecv(path, buffer, bytes_ret, offset_ret, &timed_out)) {
-    return fail_extensionf("%s (%s): receiving in buffer %d on %s failed: %s", call.function, call.role.c_str(),
-                           buffer, describe_path(path).c_str(), path_error(path));
+    return fail_extensionf("%s (%s): receiving in buffer %d on %s failed: %s", call.function,
+                           call.role.c_str(), buffer, describe_path(path).c_str(), path_error(path));
   }
   if (timed_out) {
-    return fail_extensionf("%s (%s): timed out after %g s waiting for a message in buffer %d on %s "
-                           "(recv_start_timeout)",
-                           call.function, call.role.c_str(), path->attrs.recv_start_timeout, buffer,
-                           describe_path(path).c_str());
+    return fail_extensionf(
+        "%s (%s): timed out after %g s waiting for a message in buffer %d on %s "
+        "(recv_start_timeout)",
+        call.function, call.role.c_str(), path->attrs.recv_start_timeout, buffer,
+        describe_path(path).c_str());
   }
   return true;
 }
 
 bool check_path_list(const char* function, const char* list_name, int n, TakyonPath* const* list) {
-  if (n < 0) return fail_extensionf("%s: the number of entries in %s is %d; it must not be negative", function, list_name, n);
-  if (n > 0 && list == nullptr) return fail_extensionf("%s: %s is NULL but should hold %d path(s)", function, list_name, n);
+  if (n < 0)
+    return fail_extensionf("%s: the number of entries in %s is %d; it must not be negative", function,
+                           list_name, n);
+  if (n > 0 && list == nullptr)
+    return fail_extensionf("%s: %s is NULL but should hold %d path(s)", function, list_name, n);
   std::set<const TakyonPath*> seen;
   for (int i = 0; i < n; i++) {
     if (list[i] == nullptr) return fail_extensionf("%s: %s[%d] is NULL", function, list_name, i);
@@ -150,8 +160,8 @@ void* alloc_handle(const char* function, size_t bytes) {
 
 bool element_bytes(const CollectiveCall& call, uint64_t nelements, uint64_t bytes_per_elem, uint64_t& bytes) {
   if (bytes_per_elem != 0 && nelements > UINT64_MAX / bytes_per_elem) {
-    return fail_extensionf("%s (%s): %" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits", call.function,
-                           call.role.c_str(), nelements, bytes_per_elem);
+    return fail_extensionf("%s (%s): %" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits",
+                           call.function, call.role.c_str(), nelements, bytes_per_elem);
   }
   bytes = nelements * bytes_per_elem;
   return true;

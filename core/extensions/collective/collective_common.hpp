@@ -31,8 +31,8 @@ uint8_t* recv_buffer_addr(const TakyonPath* path, int buffer);
 
 // Checks that `buffer` exists in the directions the collective uses and holds `bytes` bytes
 // (send side when need_send, receive side when need_recv).
-bool check_buffer(const CollectiveCall& call, const TakyonPath* path, int buffer, bool need_send, bool need_recv,
-                  uint64_t send_bytes = 0, uint64_t recv_bytes = 0);
+bool check_buffer(const CollectiveCall& call, const TakyonPath* path, int buffer, bool need_send,
+                  bool need_recv, uint64_t send_bytes = 0, uint64_t recv_bytes = 0);
 
 // Starts a send; a start timeout is a failure. Completes it too unless the path is non-blocking
 // (TAKYON_USE_IS_SEND_FINISHED), in which case finish_send() must follow.

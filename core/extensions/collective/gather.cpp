@@ -41,10 +41,12 @@ TakyonGatherSrc* takyonGatherSrcInit(int npaths, int path_index, TakyonPath* pat
 }
 
 TakyonGatherDest* takyonGatherDestInit(int npaths, TakyonPath** path_list) {
-  return takyon::detail::init_path_list_handle<TakyonGatherDest>("takyonGatherDestInit", "a gather needs at least one source", npaths, path_list);
+  return takyon::detail::init_path_list_handle<TakyonGatherDest>(
+      "takyonGatherDestInit", "a gather needs at least one source", npaths, path_list);
 }
 
-bool takyonGatherSend(TakyonGatherSrc* collective, int buffer, uint64_t nbytes, uint64_t soffset, uint64_t doffset) {
+bool takyonGatherSend(TakyonGatherSrc* collective, int buffer, uint64_t nbytes, uint64_t soffset,
+                      uint64_t doffset) {
   using namespace takyon::detail;
   if (collective == nullptr) return fail_extensionf("takyonGatherSend: the collective is NULL");
   const CollectiveCall call{"takyonGatherSend", "source " + std::to_string(collective->path_index)};

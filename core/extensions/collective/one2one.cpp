@@ -22,8 +22,9 @@ TakyonCollectiveOne2One* takyonOne2OneInit(int npaths, int num_src_paths, int nu
     return nullptr;
   }
   if (num_src_paths + num_dest_paths > npaths) {
-    fail_extensionf("%s: this member uses %d source and %d destination paths, more than the %d of the collective",
-                    function, num_src_paths, num_dest_paths, npaths);
+    fail_extensionf(
+        "%s: this member uses %d source and %d destination paths, more than the %d of the collective",
+        function, num_src_paths, num_dest_paths, npaths);
     return nullptr;
   }
   auto* c = static_cast<TakyonCollectiveOne2One*>(alloc_handle(function, sizeof(TakyonCollectiveOne2One)));

@@ -45,8 +45,8 @@ bool reduce_run(const CollectiveCall& call, TakyonCollectiveReduce* c, int buffe
     if (arrived != bytes) {
       return fail_extensionf("%s (%s): child %d sent %" PRIu64 " bytes on %s but this reduce is %" PRIu64
                              " elements of %" PRIu64 " bytes = %" PRIu64 " bytes",
-                             call.function, call.role.c_str(), i, arrived, describe_path(child).c_str(), nelements,
-                             bytes_per_elem, bytes);
+                             call.function, call.role.c_str(), i, arrived, describe_path(child).c_str(),
+                             nelements, bytes_per_elem, bytes);
     }
     if (bytes > 0) reduce_function(nelements, accumulator, recv_buffer_addr(child, buffer) + offset);
   }
@@ -61,7 +61,8 @@ bool reduce_run(const CollectiveCall& call, TakyonCollectiveReduce* c, int buffe
     if (arrived != down_bytes) {
       return fail_extensionf("%s (%s): the parent sent %" PRIu64 " bytes down on %s; expected %" PRIu64
                              " (do all members agree on scatter_result and the element count?)",
-                             call.function, call.role.c_str(), arrived, describe_path(parent).c_str(), down_bytes);
+                             call.function, call.role.c_str(), arrived, describe_path(parent).c_str(),
+                             down_bytes);
     }
     result = recv_buffer_addr(parent, buffer) + offset;
   }
@@ -83,34 +84,38 @@ bool reduce_run(const CollectiveCall& call, TakyonCollectiveReduce* c, int buffe
 
 extern "C" {
 
-TakyonCollectiveReduce* takyonReduceInit(int nchildren, TakyonPath* parent_path, TakyonPath** child_path_list) {
+TakyonCollectiveReduce* takyonReduceInit(int nchildren, TakyonPath* parent_path,
+                                         TakyonPath** child_path_list) {
   return takyon::detail::init_tree<TakyonCollectiveReduce>("takyonReduceInit", nchildren, parent_path,
                                                            child_path_list);
 }
 
-bool takyonReduceRoot(TakyonCollectiveReduce* collective, int buffer, uint64_t nelements, uint64_t bytes_per_elem,
-                      TakyonReduceFunction reduce_function, void* data, bool scatter_result) {
+bool takyonReduceRoot(TakyonCollectiveReduce* collective, int buffer, uint64_t nelements,
+                      uint64_t bytes_per_elem, TakyonReduceFunction reduce_function, void* data,
+                      bool scatter_result) {
   using namespace takyon::detail;
   if (!check_tree_handle("takyonReduceRoot", collective)) return false;
   const CollectiveCall call{"takyonReduceRoot", tree_role(collective)};
   if (collective->parent_path != nullptr) {
-    return fail_extensionf("%s: this member has a parent, so it is not the root of the reduce: call "
-                           "takyonReduceChild()",
-                           call.function);
+    return fail_extensionf(
+        "%s: this member has a parent, so it is not the root of the reduce: call "
+        "takyonReduceChild()",
+        call.function);
   }
   return reduce_run(call, collective, buffer, nelements, bytes_per_elem, reduce_function,
                     static_cast<uint8_t*>(data), scatter_result, nullptr);
 }
 
-bool takyonReduceChild(TakyonCollectiveReduce* collective, int buffer, uint64_t nelements, uint64_t bytes_per_elem,
-                       TakyonReduceFunction reduce_function, bool scatter_result) {
+bool takyonReduceChild(TakyonCollectiveReduce* collective, int buffer, uint64_t nelements,
+                       uint64_t bytes_per_elem, TakyonReduceFunction reduce_function, bool scatter_result) {
   using namespace takyon::detail;
   if (!check_tree_handle("takyonReduceChild", collective)) return false;
   const CollectiveCall call{"takyonReduceChild", tree_role(collective)};
   if (collective->parent_path == nullptr) {
-    return fail_extensionf("%s: this member has no parent, so it is the root of the reduce: call "
-                           "takyonReduceRoot()",
-                           call.function);
+    return fail_extensionf(
+        "%s: this member has no parent, so it is the root of the reduce: call "
+        "takyonReduceRoot()",
+        call.function);
   }
   if (!check_buffer(call, collective->parent_path, buffer, true, false)) return false;
   // The guide's contract: a child's contribution waits at offset 0 of its parent path's send buffer.
@@ -118,30 +123,35 @@ bool takyonReduceChild(TakyonCollectiveReduce* collective, int buffer, uint64_t 
                     send_buffer_addr(collective->parent_path, buffer), scatter_result, nullptr);
 }
 
-bool takyonAllreduce(TakyonCollectiveReduce* collective, int buffer, uint64_t nelements, uint64_t bytes_per_elem,
-                     TakyonReduceFunction reduce_function, void* data) {
+bool takyonAllreduce(TakyonCollectiveReduce* collective, int buffer, uint64_t nelements,
+                     uint64_t bytes_per_elem, TakyonReduceFunction reduce_function, void* data) {
   using namespace takyon::detail;
   if (!check_tree_handle("takyonAllreduce", collective)) return false;
   const CollectiveCall call{"takyonAllreduce", tree_role(collective)};
   uint64_t bytes = 0;
   if (!element_bytes(call, nelements, bytes_per_elem, bytes)) return false;
-  if (data == nullptr && bytes > 0) return fail_extensionf("%s (%s): data is NULL", call.function, call.role.c_str());
+  if (data == nullptr && bytes > 0)
+    return fail_extensionf("%s (%s): data is NULL", call.function, call.role.c_str());
   auto* mine = static_cast<uint8_t*>(data);
   TakyonPath* parent = collective->parent_path;
   if (parent == nullptr) {
-    return reduce_run(call, collective, buffer, nelements, bytes_per_elem, reduce_function, mine, true, nullptr);
+    return reduce_run(call, collective, buffer, nelements, bytes_per_elem, reduce_function, mine, true,
+                      nullptr);
   }
   if (!check_buffer(call, parent, buffer, true, true, bytes, bytes)) return false;
   uint8_t* accumulator = send_buffer_addr(parent, buffer);
   if (bytes > 0 && accumulator != mine) std::memcpy(accumulator, mine, bytes);
   const uint8_t* result = nullptr;
-  if (!reduce_run(call, collective, buffer, nelements, bytes_per_elem, reduce_function, accumulator, true, &result)) {
+  if (!reduce_run(call, collective, buffer, nelements, bytes_per_elem, reduce_function, accumulator, true,
+                  &result)) {
     return false;
   }
   if (bytes > 0 && result != mine) std::memcpy(mine, result, bytes);
   return true;
 }
 
-void takyonReduceFinalize(TakyonCollectiveReduce* collective) { takyon::detail::finalize_tree(collective); }
+void takyonReduceFinalize(TakyonCollectiveReduce* collective) {
+  takyon::detail::finalize_tree(collective);
+}
 
 }  // extern "C"

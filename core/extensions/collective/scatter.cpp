@@ -13,7 +13,8 @@ using takyon::detail::fail_extensionf;
 extern "C" {
 
 TakyonScatterSrc* takyonScatterSrcInit(int npaths, TakyonPath** path_list) {
-  return takyon::detail::init_path_list_handle<TakyonScatterSrc>("takyonScatterSrcInit", "a scatter needs at least one destination", npaths, path_list);
+  return takyon::detail::init_path_list_handle<TakyonScatterSrc>(
+      "takyonScatterSrcInit", "a scatter needs at least one destination", npaths, path_list);
 }
 
 TakyonScatterDest* takyonScatterDestInit(int npaths, int path_index, TakyonPath* path) {
@@ -30,7 +31,8 @@ TakyonScatterDest* takyonScatterDestInit(int npaths, int path_index, TakyonPath*
     fail_extensionf("%s: path is NULL", function);
     return nullptr;
   }
-  auto* c = static_cast<TakyonScatterDest*>(takyon::detail::alloc_handle(function, sizeof(TakyonScatterDest)));
+  auto* c =
+      static_cast<TakyonScatterDest*>(takyon::detail::alloc_handle(function, sizeof(TakyonScatterDest)));
   if (c == nullptr) return nullptr;
   c->npaths = npaths;
   c->path_index = path_index;
@@ -38,14 +40,15 @@ TakyonScatterDest* takyonScatterDestInit(int npaths, int path_index, TakyonPath*
   return c;
 }
 
-bool takyonScatterSend(TakyonScatterSrc* collective, int buffer, uint64_t* nbytes_list, uint64_t* soffset_list,
-                       uint64_t* doffset_list) {
+bool takyonScatterSend(TakyonScatterSrc* collective, int buffer, uint64_t* nbytes_list,
+                       uint64_t* soffset_list, uint64_t* doffset_list) {
   using namespace takyon::detail;
   if (collective == nullptr) return fail_extensionf("takyonScatterSend: the collective is NULL");
   if (nbytes_list == nullptr || soffset_list == nullptr || doffset_list == nullptr) {
-    return fail_extensionf("takyonScatterSend: nbytes_list, soffset_list and doffset_list must all be given "
-                           "(%d entries each)",
-                           collective->npaths);
+    return fail_extensionf(
+        "takyonScatterSend: nbytes_list, soffset_list and doffset_list must all be given "
+        "(%d entries each)",
+        collective->npaths);
   }
   // Start every send, then complete them: non-blocking paths overlap their transfers.
   for (int i = 0; i < collective->npaths; i++) {
@@ -61,7 +64,8 @@ bool takyonScatterSend(TakyonScatterSrc* collective, int buffer, uint64_t* nbyte
   return true;
 }
 
-bool takyonScatterRecv(TakyonScatterDest* collective, int buffer, uint64_t* nbytes_ret, uint64_t* offset_ret) {
+bool takyonScatterRecv(TakyonScatterDest* collective, int buffer, uint64_t* nbytes_ret,
+                       uint64_t* offset_ret) {
   using namespace takyon::detail;
   if (collective == nullptr) return fail_extensionf("takyonScatterRecv: the collective is NULL");
   const CollectiveCall call{"takyonScatterRecv", "destination " + std::to_string(collective->path_index)};
@@ -75,6 +79,8 @@ void takyonScatterSrcFinalize(TakyonScatterSrc* collective) {
   std::free(collective);
 }
 
-void takyonScatterDestFinalize(TakyonScatterDest* collective) { std::free(collective); }
+void takyonScatterDestFinalize(TakyonScatterDest* collective) {
+  std::free(collective);
+}
 
 }  // extern "C"

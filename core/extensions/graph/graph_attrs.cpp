@@ -10,11 +10,23 @@
 
 namespace takyon::detail::graph {
 
-const std::array<std::string_view, kKeyCount> kKeyNames = {
-    "IsPolling",          "AbortOnFailure",     "Verbosity",         "PathCreateTimeout",   "SendStartTimeout",
-    "SendFinishTimeout",  "RecvStartTimeout",   "RecvFinishTimeout", "PathDestroyTimeout",  "SendCompletionMethod",
-    "RecvCompletionMethod", "NBufsAtoB",        "NBufsBtoA",         "SenderMaxBytesList",  "RecverMaxBytesList",
-    "SenderAddrList",     "RecverAddrList"};
+const std::array<std::string_view, kKeyCount> kKeyNames = {"IsPolling",
+                                                           "AbortOnFailure",
+                                                           "Verbosity",
+                                                           "PathCreateTimeout",
+                                                           "SendStartTimeout",
+                                                           "SendFinishTimeout",
+                                                           "RecvStartTimeout",
+                                                           "RecvFinishTimeout",
+                                                           "PathDestroyTimeout",
+                                                           "SendCompletionMethod",
+                                                           "RecvCompletionMethod",
+                                                           "NBufsAtoB",
+                                                           "NBufsBtoA",
+                                                           "SenderMaxBytesList",
+                                                           "RecverMaxBytesList",
+                                                           "SenderAddrList",
+                                                           "RecverAddrList"};
 
 namespace {
 
@@ -41,8 +53,8 @@ struct Context {
   int side;
   int line;
   [[noreturn]] void fail(const std::string& what) const {
-    fail_at(line, std::string(who) + ": " + std::string(kKeyNames[static_cast<size_t>(key)]) + " for endpoint " +
-                      (side == 0 ? "A" : "B") + ": " + what);
+    fail_at(line, std::string(who) + ": " + std::string(kKeyNames[static_cast<size_t>(key)]) +
+                      " for endpoint " + (side == 0 ? "A" : "B") + ": " + what);
   }
 };
 
@@ -57,8 +69,10 @@ uint64_t parse_verbosity(const Context& ctx, std::string_view text) {
   size_t start = 0;
   while (true) {
     const size_t bar = text.find('|', start);
-    const std::string_view token = trim(text.substr(start, bar == std::string_view::npos ? bar : bar - start));
-    if (token.empty()) ctx.fail("empty flag in " + quote(text) + " (expected flag names joined by '|', or a number)");
+    const std::string_view token =
+        trim(text.substr(start, bar == std::string_view::npos ? bar : bar - start));
+    if (token.empty())
+      ctx.fail("empty flag in " + quote(text) + " (expected flag names joined by '|', or a number)");
     bool known = false;
     for (const VerbosityFlag& flag : kVerbosityFlags) {
       if (flag.name == token) {
@@ -69,9 +83,11 @@ uint64_t parse_verbosity(const Context& ctx, std::string_view text) {
     if (!known) {
       const auto number = parse_uint(token, UINT64_MAX);
       if (!number) {
-        ctx.fail("unknown flag " + quote(token) + " (expected TAKYON_VERBOSITY_* names joined by '|', or a number)");
+        ctx.fail("unknown flag " + quote(token) +
+                 " (expected TAKYON_VERBOSITY_* names joined by '|', or a number)");
       }
-      if ((*number & ~kAllVerbosity) != 0) ctx.fail(quote(token) + " has bits no TAKYON_VERBOSITY_* flag defines");
+      if ((*number & ~kAllVerbosity) != 0)
+        ctx.fail(quote(token) + " has bits no TAKYON_VERBOSITY_* flag defines");
       flags |= *number;
     }
     if (bar == std::string_view::npos) break;
@@ -94,8 +110,10 @@ double parse_timeout(const Context& ctx, std::string_view text) {
 
 TakyonCompletionMethod parse_send_method(const Context& ctx, std::string_view text) {
   if (text == "TAKYON_BLOCKING") return TAKYON_BLOCKING;
-  if (text == "TAKYON_USE_IS_SEND_FINISHED" || text == "TAKYON_IS_SEND_FINISHED") return TAKYON_USE_IS_SEND_FINISHED;
-  ctx.fail(quote(text) + " is not a completion method (expected TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED)");
+  if (text == "TAKYON_USE_IS_SEND_FINISHED" || text == "TAKYON_IS_SEND_FINISHED")
+    return TAKYON_USE_IS_SEND_FINISHED;
+  ctx.fail(quote(text) +
+           " is not a completion method (expected TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED)");
 }
 
 TakyonCompletionMethod parse_recv_method(const Context& ctx, std::string_view text) {
@@ -105,7 +123,9 @@ TakyonCompletionMethod parse_recv_method(const Context& ctx, std::string_view te
 
 int parse_nbufs(const Context& ctx, std::string_view text) {
   const auto value = parse_uint(text, static_cast<uint64_t>(kMaxNBufs));
-  if (!value) ctx.fail(quote(text) + " is not a buffer count (expected an integer 0.." + std::to_string(kMaxNBufs) + ")");
+  if (!value)
+    ctx.fail(quote(text) + " is not a buffer count (expected an integer 0.." + std::to_string(kMaxNBufs) +
+             ")");
   return static_cast<int>(*value);
 }
 
@@ -137,7 +157,8 @@ std::vector<AddrEntry> parse_addr_list(const Context& ctx, std::string_view text
     AddrEntry entry;
     if (word != "NULL") {
       const size_t colon = word.rfind(':');
-      const auto offset = colon == std::string_view::npos ? std::nullopt : parse_uint(word.substr(colon + 1), kMaxBytes);
+      const auto offset =
+          colon == std::string_view::npos ? std::nullopt : parse_uint(word.substr(colon + 1), kMaxBytes);
       if (!offset || !is_name(word.substr(0, colon))) {
         ctx.fail(quote(word) + " is not an address (expected NULL or <buffer>:<offset>)");
       }
@@ -159,10 +180,12 @@ std::optional<Key> find_key(std::string_view name) {
   return std::nullopt;
 }
 
-void split_pair(std::string_view value, int line, std::string_view who, std::string_view key_name, RawSetting& raw) {
+void split_pair(std::string_view value, int line, std::string_view who, std::string_view key_name,
+                RawSetting& raw) {
   const size_t comma = value.find(',');
   const std::string_view a = trim(value.substr(0, comma));
-  const std::string_view b = comma == std::string_view::npos ? std::string_view() : trim(value.substr(comma + 1));
+  const std::string_view b =
+      comma == std::string_view::npos ? std::string_view() : trim(value.substr(comma + 1));
   if (comma == std::string_view::npos || value.find(',', comma + 1) != std::string_view::npos || a.empty() ||
       b.empty()) {
     fail_at(line, std::string(who) + ": " + std::string(key_name) + ": expected " +
@@ -181,9 +204,15 @@ void apply_settings(const RawSettings& raw, int side, std::string_view who, Endp
     const Context ctx{who, key, side, raw[i].line};
     const std::string_view text = side == 0 ? raw[i].a : raw[i].b;
     switch (key) {
-      case Key::kIsPolling: spec.is_polling = parse_bool(ctx, text); break;
-      case Key::kAbortOnFailure: spec.abort_on_failure = parse_bool(ctx, text); break;
-      case Key::kVerbosity: spec.verbosity = parse_verbosity(ctx, text); break;
+      case Key::kIsPolling:
+        spec.is_polling = parse_bool(ctx, text);
+        break;
+      case Key::kAbortOnFailure:
+        spec.abort_on_failure = parse_bool(ctx, text);
+        break;
+      case Key::kVerbosity:
+        spec.verbosity = parse_verbosity(ctx, text);
+        break;
       case Key::kPathCreateTimeout:
       case Key::kSendStartTimeout:
       case Key::kSendFinishTimeout:
@@ -192,15 +221,32 @@ void apply_settings(const RawSettings& raw, int side, std::string_view who, Endp
       case Key::kPathDestroyTimeout:
         spec.timeouts[i - static_cast<size_t>(Key::kPathCreateTimeout)] = parse_timeout(ctx, text);
         break;
-      case Key::kSendCompletionMethod: spec.send_completion = parse_send_method(ctx, text); break;
-      case Key::kRecvCompletionMethod: spec.recv_completion = parse_recv_method(ctx, text); break;
-      case Key::kNBufsAtoB: spec.nbufs_AtoB = parse_nbufs(ctx, text); break;
-      case Key::kNBufsBtoA: spec.nbufs_BtoA = parse_nbufs(ctx, text); break;
-      case Key::kSenderMaxBytesList: spec.sender_max_bytes = parse_bytes_list(ctx, text); break;
-      case Key::kRecverMaxBytesList: spec.recver_max_bytes = parse_bytes_list(ctx, text); break;
-      case Key::kSenderAddrList: spec.sender_addrs = parse_addr_list(ctx, text); break;
-      case Key::kRecverAddrList: spec.recver_addrs = parse_addr_list(ctx, text); break;
-      case Key::kCount: break;
+      case Key::kSendCompletionMethod:
+        spec.send_completion = parse_send_method(ctx, text);
+        break;
+      case Key::kRecvCompletionMethod:
+        spec.recv_completion = parse_recv_method(ctx, text);
+        break;
+      case Key::kNBufsAtoB:
+        spec.nbufs_AtoB = parse_nbufs(ctx, text);
+        break;
+      case Key::kNBufsBtoA:
+        spec.nbufs_BtoA = parse_nbufs(ctx, text);
+        break;
+      case Key::kSenderMaxBytesList:
+        spec.sender_max_bytes = parse_bytes_list(ctx, text);
+        break;
+      case Key::kRecverMaxBytesList:
+        spec.recver_max_bytes = parse_bytes_list(ctx, text);
+        break;
+      case Key::kSenderAddrList:
+        spec.sender_addrs = parse_addr_list(ctx, text);
+        break;
+      case Key::kRecverAddrList:
+        spec.recver_addrs = parse_addr_list(ctx, text);
+        break;
+      case Key::kCount:
+        break;
     }
   }
 }

@@ -14,7 +14,8 @@ namespace takyon::detail::graph {
 [[nodiscard]] std::optional<Key> find_key(std::string_view name);
 
 // Splits "<A value>, <B value>" into raw; throws GraphError naming `who` ("path 3", "Defaults").
-void split_pair(std::string_view value, int line, std::string_view who, std::string_view key_name, RawSetting& raw);
+void split_pair(std::string_view value, int line, std::string_view who, std::string_view key_name,
+                RawSetting& raw);
 
 // Parses side `side` (0 = A, 1 = B) of every given setting into spec. Throws GraphError at the
 // line the offending value was written on.

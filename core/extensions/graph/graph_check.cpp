@@ -25,7 +25,8 @@ class Checker {
 
  private:
   [[nodiscard]] std::string instance_name(int group_id) const {
-    const GroupItem& group = graph_.groups[static_cast<size_t>(graph_.group_of_id[static_cast<size_t>(group_id)])];
+    const GroupItem& group =
+        graph_.groups[static_cast<size_t>(graph_.group_of_id[static_cast<size_t>(group_id)])];
     return group.name + "[" + std::to_string(graph_.instance_of_id[static_cast<size_t>(group_id)]) + "]";
   }
 
@@ -40,8 +41,8 @@ class Checker {
                                 std::to_string(it->second) + ")");
       }
       if (total + group.instances > kMaxGroupInstances) {
-        fail_at(group.line, "group " + quote(group.name) + ": more than " + std::to_string(kMaxGroupInstances) +
-                                " group instances in all");
+        fail_at(group.line, "group " + quote(group.name) + ": more than " +
+                                std::to_string(kMaxGroupInstances) + " group instances in all");
       }
       group.starting_group_id = total;
       group_index_.emplace(group.name, static_cast<int>(g));
@@ -60,9 +61,10 @@ class Checker {
     if (it == group_index_.end()) fail_at(line, who + ": unknown group " + quote(ref.group));
     const GroupItem& group = graph_.groups[static_cast<size_t>(it->second)];
     if (ref.instance >= group.instances) {
-      fail_at(line, who + ": " + ref.group + "[" + std::to_string(ref.instance) + "] is out of range (group " +
-                        quote(group.name) + " has " + std::to_string(group.instances) + " instance" +
-                        (group.instances == 1 ? "" : "s") + ": 0.." + std::to_string(group.instances - 1) + ")");
+      fail_at(line, who + ": " + ref.group + "[" + std::to_string(ref.instance) +
+                        "] is out of range (group " + quote(group.name) + " has " +
+                        std::to_string(group.instances) + " instance" + (group.instances == 1 ? "" : "s") +
+                        ": 0.." + std::to_string(group.instances - 1) + ")");
     }
     ref.group_id = group.starting_group_id + ref.instance;
   }
@@ -72,14 +74,18 @@ class Checker {
     for (ProcessItem& process : graph_.processes) {
       const std::string who = "process " + std::to_string(process.id);
       const auto [it, inserted] = first_line.emplace(process.id, process.line);
-      if (!inserted) fail_at(process.line, who + " is defined twice (first at line " + std::to_string(it->second) + ")");
+      if (!inserted)
+        fail_at(process.line, who + " is defined twice (first at line " + std::to_string(it->second) + ")");
       for (InstanceRef& ref : process.instances) {
         resolve(ref, process.group_ids_line, who + ": GroupIDs");
         int& owner = graph_.process_of_id[static_cast<size_t>(ref.group_id)];
-        if (owner == process.id) fail_at(process.group_ids_line, who + ": GroupIDs: " + instance_name(ref.group_id) + " is listed twice");
+        if (owner == process.id)
+          fail_at(process.group_ids_line,
+                  who + ": GroupIDs: " + instance_name(ref.group_id) + " is listed twice");
         if (owner >= 0) {
-          fail_at(process.group_ids_line, who + ": GroupIDs: " + instance_name(ref.group_id) + " is already in process " +
-                                              std::to_string(owner) + " (an instance runs in one process)");
+          fail_at(process.group_ids_line, who + ": GroupIDs: " + instance_name(ref.group_id) +
+                                              " is already in process " + std::to_string(owner) +
+                                              " (an instance runs in one process)");
         }
         owner = process.id;
       }
@@ -113,8 +119,8 @@ class Checker {
                                  std::to_string(it->second) + ")");
       }
       if (buffer.process_id >= static_cast<int>(graph_.processes.size())) {
-        fail_at(buffer.line, "buffer " + quote(buffer.name) + ": ProcessId " + std::to_string(buffer.process_id) +
-                                 " is not a process (processes are 0.." +
+        fail_at(buffer.line, "buffer " + quote(buffer.name) + ": ProcessId " +
+                                 std::to_string(buffer.process_id) + " is not a process (processes are 0.." +
                                  std::to_string(graph_.processes.size() - 1) + ")");
       }
       buffer_index_.emplace(buffer.name, static_cast<int>(b));
@@ -128,13 +134,16 @@ class Checker {
       PathItem& path = graph_.paths[p];
       const std::string who = "path " + std::to_string(path.id);
       const auto [it, inserted] = first_line.emplace(path.id, path.line);
-      if (!inserted) fail_at(path.line, who + " is defined twice (first at line " + std::to_string(it->second) + ")");
+      if (!inserted)
+        fail_at(path.line, who + " is defined twice (first at line " + std::to_string(it->second) + ")");
       path_index_.emplace(path.id, static_cast<int>(p));
       for (int side = 0; side < 2; ++side) {
-        if (!path.endpoint[side].unused()) resolve(path.endpoint[side], path.endpoints_line, who + ": Endpoints");
+        if (!path.endpoint[side].unused())
+          resolve(path.endpoint[side], path.endpoints_line, who + ": Endpoints");
       }
       if (path.endpoint[0].group_id >= 0 && path.endpoint[0].group_id == path.endpoint[1].group_id) {
-        fail_at(path.endpoints_line, who + ": Endpoints: both sides are " + instance_name(path.endpoint[0].group_id) +
+        fail_at(path.endpoints_line, who + ": Endpoints: both sides are " +
+                                         instance_name(path.endpoint[0].group_id) +
                                          " (a path joins two different group instances)");
       }
       check_interconnects(path, who, interconnect_owner);
@@ -157,23 +166,22 @@ class Checker {
       }
       const auto [it, inserted] = interconnect_owner.emplace(spec.interconnect, path.id);
       if (!inserted && it->second != path.id) {
-        fail_at(path.interconnect_line[side], who + ": " + key + " " + quote(spec.interconnect) + " is also used by path " +
-                                                  std::to_string(it->second) +
+        fail_at(path.interconnect_line[side], who + ": " + key + " " + quote(spec.interconnect) +
+                                                  " is also used by path " + std::to_string(it->second) +
                                                   " (two paths with one interconnect string would collide)");
       }
     }
-    const std::vector<std::string_view> words = split_words(path.spec[0].used ? path.spec[0].interconnect
-                                                                              : path.spec[1].interconnect);
+    const std::vector<std::string_view> words =
+        split_words(path.spec[0].used ? path.spec[0].interconnect : path.spec[1].interconnect);
     const bool inter_thread = !words.empty() && providers_.threads_only && providers_.threads_only(words[0]);
     if (inter_thread && path.spec[0].used && path.spec[1].used) {
       const int pa = graph_.process_of_id[static_cast<size_t>(path.endpoint[0].group_id)];
       const int pb = graph_.process_of_id[static_cast<size_t>(path.endpoint[1].group_id)];
       if (pa != pb) {
-        fail_at(path.interconnect_line[0], who + ": " + std::string(words[0]) +
-                                               " needs both endpoints in one process, but " +
-                                               instance_name(path.endpoint[0].group_id) + " is in process " +
-                                               std::to_string(pa) + " and " + instance_name(path.endpoint[1].group_id) +
-                                               " in process " + std::to_string(pb));
+        fail_at(path.interconnect_line[0],
+                who + ": " + std::string(words[0]) + " needs both endpoints in one process, but " +
+                    instance_name(path.endpoint[0].group_id) + " is in process " + std::to_string(pa) +
+                    " and " + instance_name(path.endpoint[1].group_id) + " in process " + std::to_string(pb));
       }
     }
   }
@@ -183,12 +191,14 @@ class Checker {
     const int b_line = path.key_line[static_cast<size_t>(Key::kNBufsBtoA)];
     if (path.spec[0].used && path.spec[1].used) {
       if (path.spec[0].nbufs_AtoB != path.spec[1].nbufs_AtoB) {
-        fail_at(a_line, who + ": NBufsAtoB differs between the endpoints (" + std::to_string(path.spec[0].nbufs_AtoB) +
-                            " for A, " + std::to_string(path.spec[1].nbufs_AtoB) + " for B)");
+        fail_at(a_line, who + ": NBufsAtoB differs between the endpoints (" +
+                            std::to_string(path.spec[0].nbufs_AtoB) + " for A, " +
+                            std::to_string(path.spec[1].nbufs_AtoB) + " for B)");
       }
       if (path.spec[0].nbufs_BtoA != path.spec[1].nbufs_BtoA) {
-        fail_at(b_line, who + ": NBufsBtoA differs between the endpoints (" + std::to_string(path.spec[0].nbufs_BtoA) +
-                            " for A, " + std::to_string(path.spec[1].nbufs_BtoA) + " for B)");
+        fail_at(b_line, who + ": NBufsBtoA differs between the endpoints (" +
+                            std::to_string(path.spec[0].nbufs_BtoA) + " for A, " +
+                            std::to_string(path.spec[1].nbufs_BtoA) + " for B)");
       }
     }
     for (int side = 0; side < 2; ++side) {
@@ -208,11 +218,13 @@ class Checker {
     const std::string send_key = side == 0 ? "NBufsAtoB" : "NBufsBtoA";
     const std::string recv_key = side == 0 ? "NBufsBtoA" : "NBufsAtoB";
     const auto line_of = [&](Key key) { return path.key_line[static_cast<size_t>(key)]; };
-    const auto check_length = [&](size_t length, int expected, Key key, const std::string& nbufs_key, bool may_be_empty) {
+    const auto check_length = [&](size_t length, int expected, Key key, const std::string& nbufs_key,
+                                  bool may_be_empty) {
       if (static_cast<int>(length) == expected || (may_be_empty && length == 0)) return;
-      fail_at(line_of(key), who + ": " + std::string(kKeyNames[static_cast<size_t>(key)]) + " for endpoint " + end +
-                                " has " + std::to_string(length) + " entr" + (length == 1 ? "y" : "ies") + " but " +
-                                nbufs_key + " is " + std::to_string(expected) +
+      fail_at(line_of(key), who + ": " + std::string(kKeyNames[static_cast<size_t>(key)]) + " for endpoint " +
+                                end + " has " + std::to_string(length) + " entr" +
+                                (length == 1 ? "y" : "ies") + " but " + nbufs_key + " is " +
+                                std::to_string(expected) +
                                 (may_be_empty ? " (or write '-' for all NULL)" : ""));
     };
     check_length(spec.sender_max_bytes.size(), sends, Key::kSenderMaxBytesList, send_key, false);
@@ -223,11 +235,11 @@ class Checker {
     check_addrs(path, side, who, Key::kRecverAddrList, spec.recver_addrs, spec.recver_max_bytes);
   }
 
-  void check_addrs(const PathItem& path, int side, const std::string& who, Key key, std::vector<AddrEntry>& addrs,
-                   const std::vector<uint64_t>& sizes) {
+  void check_addrs(const PathItem& path, int side, const std::string& who, Key key,
+                   std::vector<AddrEntry>& addrs, const std::vector<uint64_t>& sizes) {
     const int line = path.key_line[static_cast<size_t>(key)];
-    const std::string what = who + ": " + std::string(kKeyNames[static_cast<size_t>(key)]) + " for endpoint " +
-                             (side == 0 ? "A" : "B");
+    const std::string what = who + ": " + std::string(kKeyNames[static_cast<size_t>(key)]) +
+                             " for endpoint " + (side == 0 ? "A" : "B");
     const int group_id = path.endpoint[side].group_id;
     const int process = graph_.process_of_id[static_cast<size_t>(group_id)];
     for (size_t i = 0; i < addrs.size(); ++i) {
@@ -238,15 +250,17 @@ class Checker {
       entry.buffer_index = it->second;
       const BufferItem& buffer = graph_.buffers[static_cast<size_t>(it->second)];
       if (buffer.process_id != process) {
-        fail_at(line, what + ": buffer " + quote(buffer.name) + " belongs to process " + std::to_string(buffer.process_id) +
-                          " but " + instance_name(group_id) + " runs in process " + std::to_string(process));
+        fail_at(line, what + ": buffer " + quote(buffer.name) + " belongs to process " +
+                          std::to_string(buffer.process_id) + " but " + instance_name(group_id) +
+                          " runs in process " + std::to_string(process));
       }
       // Both are at most 2^40 (parser limits), so the sum cannot overflow.
       const uint64_t end = entry.offset + sizes[i];
       if (end > buffer.bytes) {
-        fail_at(line, what + ": entry " + std::to_string(i) + " (" + buffer.name + ":" + std::to_string(entry.offset) +
-                          ", " + std::to_string(sizes[i]) + " bytes) ends at byte " + std::to_string(end) +
-                          " but buffer " + quote(buffer.name) + " has " + std::to_string(buffer.bytes) + " bytes");
+        fail_at(line, what + ": entry " + std::to_string(i) + " (" + buffer.name + ":" +
+                          std::to_string(entry.offset) + ", " + std::to_string(sizes[i]) +
+                          " bytes) ends at byte " + std::to_string(end) + " but buffer " +
+                          quote(buffer.name) + " has " + std::to_string(buffer.bytes) + " bytes");
       }
     }
   }
@@ -256,7 +270,9 @@ class Checker {
     for (CollectiveItem& collective : graph_.collectives) {
       const std::string who = "collective " + quote(collective.name);
       const auto [it, inserted] = first_line.emplace(collective.name, collective.line);
-      if (!inserted) fail_at(collective.line, who + " is defined twice (first at line " + std::to_string(it->second) + ")");
+      if (!inserted)
+        fail_at(collective.line,
+                who + " is defined twice (first at line " + std::to_string(it->second) + ")");
       std::set<int> seen;
       for (CollectiveEntry& entry : collective.entries) {
         const auto found = path_index_.find(entry.path_id);
@@ -264,24 +280,35 @@ class Checker {
           fail_at(collective.ids_line, who + ": PathSrcIds: unknown path " + std::to_string(entry.path_id));
         }
         if (!seen.insert(entry.path_id).second) {
-          fail_at(collective.ids_line, who + ": PathSrcIds: path " + std::to_string(entry.path_id) + " is listed twice");
+          fail_at(collective.ids_line,
+                  who + ": PathSrcIds: path " + std::to_string(entry.path_id) + " is listed twice");
         }
         entry.path_index = found->second;
         const PathItem& path = graph_.paths[static_cast<size_t>(entry.path_index)];
         if (!path.spec[0].used || !path.spec[1].used) {
-          fail_at(collective.ids_line, who + ": PathSrcIds: path " + std::to_string(entry.path_id) +
-                                           " is one-sided (an endpoint is '-'); collectives need both endpoints");
+          fail_at(collective.ids_line,
+                  who + ": PathSrcIds: path " + std::to_string(entry.path_id) +
+                      " is one-sided (an endpoint is '-'); collectives need both endpoints");
         }
       }
       const std::string ids = who + ": PathSrcIds: ";
       switch (collective.kind) {
         case CollectiveKind::kBarrier:
         case CollectiveKind::kReduce:
-        case CollectiveKind::kBcast: check_tree(collective, ids); break;
-        case CollectiveKind::kScatter: check_one_side(collective, ids, true); break;
-        case CollectiveKind::kGather: check_one_side(collective, ids, false); break;
-        case CollectiveKind::kAlltoall: check_alltoall(collective, ids); break;
-        case CollectiveKind::kOne2One: break;
+        case CollectiveKind::kBcast:
+          check_tree(collective, ids);
+          break;
+        case CollectiveKind::kScatter:
+          check_one_side(collective, ids, true);
+          break;
+        case CollectiveKind::kGather:
+          check_one_side(collective, ids, false);
+          break;
+        case CollectiveKind::kAlltoall:
+          check_alltoall(collective, ids);
+          break;
+        case CollectiveKind::kOne2One:
+          break;
       }
     }
   }
@@ -311,9 +338,9 @@ class Checker {
       } else {
         const CollectiveEntry& parent = entries[static_cast<size_t>(entry.parent)];
         if (src_of(entry) != dest_of(parent)) {
-          fail_at(line, ids + entry_text(entry) + " is in the list after " + entry_text(parent) + ", whose child is " +
-                            instance_name(dest_of(parent)) + ", but its parent side is " +
-                            instance_name(src_of(entry)));
+          fail_at(line, ids + entry_text(entry) + " is in the list after " + entry_text(parent) +
+                            ", whose child is " + instance_name(dest_of(parent)) +
+                            ", but its parent side is " + instance_name(src_of(entry)));
         }
       }
       const int child = dest_of(entry);
@@ -322,8 +349,8 @@ class Checker {
       }
       const auto [it, inserted] = parent_entry.emplace(child, e);
       if (!inserted) {
-        fail_at(line, ids + instance_name(child) + " has two parents (entries " + entry_text(entries[it->second]) +
-                          " and " + entry_text(entry) + ")");
+        fail_at(line, ids + instance_name(child) + " has two parents (entries " +
+                          entry_text(entries[it->second]) + " and " + entry_text(entry) + ")");
       }
     }
   }
@@ -337,9 +364,10 @@ class Checker {
     std::map<int, const CollectiveEntry*> members;
     for (const CollectiveEntry& entry : collective.entries) {
       if (common(entry) != common(first)) {
-        fail_at(line, ids + (scatter ? "SCATTER sources" : "GATHER destinations") + " must all be one instance, but " +
-                          entry_text(first) + " gives " + instance_name(common(first)) + " and " + entry_text(entry) +
-                          " gives " + instance_name(common(entry)));
+        fail_at(line, ids + (scatter ? "SCATTER sources" : "GATHER destinations") +
+                          " must all be one instance, but " + entry_text(first) + " gives " +
+                          instance_name(common(first)) + " and " + entry_text(entry) + " gives " +
+                          instance_name(common(entry)));
       }
       const auto [it, inserted] = members.emplace(each(entry), &entry);
       if (!inserted) {

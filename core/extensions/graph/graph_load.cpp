@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // takyonLoadGraphDescription / takyonFreeGraphDescription: file to checked model to the C structs.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +10,6 @@
 #include <new>
 #include <numeric>
 #include <sstream>
-#include <algorithm>
 
 #include "backend_registry.hpp"
 #include "error_log.hpp"
@@ -125,19 +125,27 @@ void free_buffers(TakyonGraph* graph, int process_id) {
 
 TakyonCollectiveType c_type(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kBarrier: return TAKYON_COLLECTIVE_BARRIER;
-    case CollectiveKind::kReduce: return TAKYON_COLLECTIVE_REDUCE;
-    case CollectiveKind::kOne2One: return TAKYON_COLLECTIVE_ONE2ONE;
-    case CollectiveKind::kScatter: return TAKYON_COLLECTIVE_SCATTER;
-    case CollectiveKind::kGather: return TAKYON_COLLECTIVE_GATHER;
-    case CollectiveKind::kBcast: return TAKYON_COLLECTIVE_BCAST;
-    case CollectiveKind::kAlltoall: return TAKYON_COLLECTIVE_ALLTOALL;
+    case CollectiveKind::kBarrier:
+      return TAKYON_COLLECTIVE_BARRIER;
+    case CollectiveKind::kReduce:
+      return TAKYON_COLLECTIVE_REDUCE;
+    case CollectiveKind::kOne2One:
+      return TAKYON_COLLECTIVE_ONE2ONE;
+    case CollectiveKind::kScatter:
+      return TAKYON_COLLECTIVE_SCATTER;
+    case CollectiveKind::kGather:
+      return TAKYON_COLLECTIVE_GATHER;
+    case CollectiveKind::kBcast:
+      return TAKYON_COLLECTIVE_BCAST;
+    case CollectiveKind::kAlltoall:
+      return TAKYON_COLLECTIVE_ALLTOALL;
   }
   return TAKYON_COLLECTIVE_ONE2ONE;
 }
 
 // Fills node's children from `kids` (entry indices) recursively; depth is bounded by the parser.
-void build_tree(TakyonPathTree* node, const std::vector<int>& kids, const std::vector<std::vector<int>>& children_of) {
+void build_tree(TakyonPathTree* node, const std::vector<int>& kids,
+                const std::vector<std::vector<int>>& children_of) {
   node->num_children = static_cast<int>(kids.size());
   node->children = c_array<TakyonPathTree>(kids.size());
   for (size_t i = 0; i < kids.size(); ++i) {
@@ -165,9 +173,11 @@ class Builder {
     for (int b = 0; b < process.buffer_count; ++b) {
       TakyonBuffer& buffer = process.buffer_list[b];
       const BufferItem& item = model_.buffers[static_cast<size_t>(model_buffer_[static_cast<size_t>(b)])];
-      const std::string where = model_.file_name + ":" + std::to_string(item.line) + ": buffer " + quote(item.name);
+      const std::string where =
+          model_.file_name + ":" + std::to_string(item.line) + ": buffer " + quote(item.name);
       if (appAllocateMemory == nullptr || appFreeMemory == nullptr) {
-        return fail_extension(where + " needs appAllocateMemory() and appFreeMemory(), which this program does not define");
+        return fail_extension(
+            where + " needs appAllocateMemory() and appFreeMemory(), which this program does not define");
       }
       void* user_data = nullptr;
       buffer.addr = appAllocateMemory(buffer.name, buffer.where, buffer.bytes, &user_data);
@@ -181,7 +191,8 @@ class Builder {
       const PathItem& path = model_.paths[p];
       for (int side = 0; side < 2; ++side) {
         const int group_id = path.endpoint[side].group_id;
-        if (group_id < 0 || model_.process_of_id[static_cast<size_t>(group_id)] != state_.process_id) continue;
+        if (group_id < 0 || model_.process_of_id[static_cast<size_t>(group_id)] != state_.process_id)
+          continue;
         TakyonPathAttributes& attrs = side == 0 ? graph_->path_list[p].attrsA : graph_->path_list[p].attrsB;
         resolve(path.spec[side].sender_addrs, attrs.sender_addr_list);
         resolve(path.spec[side].recver_addrs, attrs.recver_addr_list);
@@ -221,7 +232,8 @@ class Builder {
       process.id = item.id;
       process.thread_list = c_array<TakyonThread>(item.instances.size());
       process.thread_count = static_cast<int>(item.instances.size());
-      for (size_t t = 0; t < item.instances.size(); ++t) process.thread_list[t].group_id = item.instances[t].group_id;
+      for (size_t t = 0; t < item.instances.size(); ++t)
+        process.thread_list[t].group_id = item.instances[t].group_id;
       process.buffer_list = c_array<TakyonBuffer>(static_cast<size_t>(buffers_of[p]));
     }
     for (size_t b = 0; b < model_.buffers.size(); ++b) {
@@ -279,8 +291,9 @@ class Builder {
     }
     state_.paths_by_id.resize(model_.paths.size());
     std::iota(state_.paths_by_id.begin(), state_.paths_by_id.end(), 0);
-    std::sort(state_.paths_by_id.begin(), state_.paths_by_id.end(),
-              [&](int x, int y) { return model_.paths[static_cast<size_t>(x)].id < model_.paths[static_cast<size_t>(y)].id; });
+    std::sort(state_.paths_by_id.begin(), state_.paths_by_id.end(), [&](int x, int y) {
+      return model_.paths[static_cast<size_t>(x)].id < model_.paths[static_cast<size_t>(y)].id;
+    });
   }
 
   void build_collectives() {
@@ -324,11 +337,13 @@ bool read_file(const char* filename, std::string& text) {
   const std::streamoff size = in.tellg();
   if (size < 0) return fail_extensionf("%s: cannot read the graph file (is it a regular file?)", filename);
   if (static_cast<uint64_t>(size) > kMaxFileBytes) {
-    return fail_extensionf("%s: the graph file is %lld bytes; the limit is 16 MiB", filename, static_cast<long long>(size));
+    return fail_extensionf("%s: the graph file is %lld bytes; the limit is 16 MiB", filename,
+                           static_cast<long long>(size));
   }
   in.seekg(0, std::ios::beg);
   text.resize(static_cast<size_t>(size));
-  if (size > 0 && !in.read(text.data(), size)) return fail_extensionf("%s: cannot read the graph file", filename);
+  if (size > 0 && !in.read(text.data(), size))
+    return fail_extensionf("%s: cannot read the graph file", filename);
   return true;
 }
 
@@ -348,8 +363,8 @@ TakyonGraph* load(int process_id, const char* filename) {
   }
   const int count = static_cast<int>(state->model.processes.size());
   if (process_id < 0 || process_id >= count) {
-    fail_extensionf("%s: process ID %d is not in the graph (it defines processes 0..%d)", filename, process_id,
-                    count - 1);
+    fail_extensionf("%s: process ID %d is not in the graph (it defines processes 0..%d)", filename,
+                    process_id, count - 1);
     return nullptr;
   }
   state->process_id = process_id;
@@ -377,7 +392,8 @@ TakyonGraph* load(int process_id, const char* filename) {
 
 std::string instance_text(const Graph& model, int group_id) {
   const auto id = static_cast<size_t>(group_id);
-  return model.groups[static_cast<size_t>(model.group_of_id[id])].name + "[" + std::to_string(model.instance_of_id[id]) + "]";
+  return model.groups[static_cast<size_t>(model.group_of_id[id])].name + "[" +
+         std::to_string(model.instance_of_id[id]) + "]";
 }
 
 GraphState* checked_state(const TakyonGraph* graph, int group_id, const char* caller) {
@@ -393,8 +409,9 @@ GraphState* checked_state(const TakyonGraph* graph, int group_id, const char* ca
   }
   const int process = state->model.process_of_id[static_cast<size_t>(group_id)];
   if (process != state->process_id) {
-    fail_extensionf("%s: %s (group ID %d) runs in process %d, but this graph was loaded for process %d", caller,
-                    instance_text(state->model, group_id).c_str(), group_id, process, state->process_id);
+    fail_extensionf("%s: %s (group ID %d) runs in process %d, but this graph was loaded for process %d",
+                    caller, instance_text(state->model, group_id).c_str(), group_id, process,
+                    state->process_id);
     return nullptr;
   }
   return state;
@@ -420,8 +437,10 @@ extern "C" void takyonFreeGraphDescription(TakyonGraph* graph, int process_id) {
   if (process_id != loaded_for) {
     // Freeing with the loading process's ID is always right; say so rather than leak or misfree.
     takyon::detail::fail_extensionf(
-        "takyonFreeGraphDescription: process ID %d given, but the graph was loaded for process %d (its buffers "
-        "are freed)", process_id, loaded_for);
+        "takyonFreeGraphDescription: process ID %d given, but the graph was loaded for process %d (its "
+        "buffers "
+        "are freed)",
+        process_id, loaded_for);
   }
   takyon::detail::graph::free_buffers(graph, loaded_for);
   takyon::detail::graph::free_graph(graph);

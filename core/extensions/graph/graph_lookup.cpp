@@ -11,7 +11,6 @@
 namespace takyon::detail::graph {
 namespace {
 
-
 // One lookup: the collective, the caller's group ID, and how to name both in messages.
 class Lookup {
  public:
@@ -46,9 +45,10 @@ class Lookup {
     const bool is_a = connection.group_idA == group_id_;
     TakyonPath* path = is_a ? connection.pathA : connection.pathB;
     if (path == nullptr) {
-      fail_extensionf("%s: collective '%s': %s has not created its endpoint %s of path %d (call "
-                      "takyonCreateGroupPaths() first)",
-                      caller_, collective_->name.c_str(), me().c_str(), is_a ? "A" : "B", entry.path_id);
+      fail_extensionf(
+          "%s: collective '%s': %s has not created its endpoint %s of path %d (call "
+          "takyonCreateGroupPaths() first)",
+          caller_, collective_->name.c_str(), me().c_str(), is_a ? "A" : "B", entry.path_id);
       missing_ = true;
     }
     return path;
@@ -56,8 +56,8 @@ class Lookup {
   [[nodiscard]] bool missing() const { return missing_; }
 
   std::nullptr_t no_part(const char* role) const {
-    fail_extensionf("%s: collective '%s' (%s): %s (group ID %d) is not %s in it", caller_, collective_->name.c_str(),
-                    kind_name(collective_->kind), me().c_str(), group_id_, role);
+    fail_extensionf("%s: collective '%s' (%s): %s (group ID %d) is not %s in it", caller_,
+                    collective_->name.c_str(), kind_name(collective_->kind), me().c_str(), group_id_, role);
     return nullptr;
   }
   [[nodiscard]] int group_id() const { return group_id_; }
@@ -112,7 +112,8 @@ extern "C" TakyonGroup* takyonGetGroup(TakyonGraph* graph, int group_id) {
   if (graph == nullptr) return nullptr;
   for (int g = 0; g < graph->group_count; ++g) {
     TakyonGroup& group = graph->group_list[g];
-    if (group_id >= group.starting_group_id && group_id < group.starting_group_id + group.instances) return &group;
+    if (group_id >= group.starting_group_id && group_id < group.starting_group_id + group.instances)
+      return &group;
   }
   return nullptr;
 }
@@ -123,13 +124,13 @@ extern "C" int takyonGetGroupInstance(TakyonGraph* graph, int group_id) {
 }
 
 extern "C" TakyonCollectiveBarrier* takyonGetBarrier(TakyonGraph* graph, const char* name, int group_id) {
-  return takyon::detail::graph::get_tree<TakyonCollectiveBarrier>(graph, name, group_id, CollectiveKind::kBarrier,
-                                                                  "takyonGetBarrier", takyonBarrierInit);
+  return takyon::detail::graph::get_tree<TakyonCollectiveBarrier>(
+      graph, name, group_id, CollectiveKind::kBarrier, "takyonGetBarrier", takyonBarrierInit);
 }
 
 extern "C" TakyonCollectiveReduce* takyonGetReduce(TakyonGraph* graph, const char* name, int group_id) {
-  return takyon::detail::graph::get_tree<TakyonCollectiveReduce>(graph, name, group_id, CollectiveKind::kReduce,
-                                                                 "takyonGetReduce", takyonReduceInit);
+  return takyon::detail::graph::get_tree<TakyonCollectiveReduce>(
+      graph, name, group_id, CollectiveKind::kReduce, "takyonGetReduce", takyonReduceInit);
 }
 
 extern "C" TakyonCollectiveBcast* takyonGetBcast(TakyonGraph* graph, const char* name, int group_id) {
@@ -221,5 +222,6 @@ extern "C" TakyonCollectiveAlltoall* takyonGetAlltoall(TakyonGraph* graph, const
     paths[static_cast<size_t>(at)] = lookup.mine(entry);
   }
   if (lookup.missing()) return nullptr;
-  return takyonAlltoallInit(static_cast<int>(members.size()), static_cast<int>(me - members.begin()), paths.data());
+  return takyonAlltoallInit(static_cast<int>(members.size()), static_cast<int>(me - members.begin()),
+                            paths.data());
 }

@@ -17,11 +17,11 @@ namespace takyon::detail::graph {
 // Limits that keep any input (a typo, a fuzzer) from allocating absurdly or overflowing. They are
 // far above what a real application writes; a file beyond them is rejected with a clear error.
 inline constexpr size_t kMaxFileBytes = size_t{16} << 20;
-inline constexpr int kMaxGroupInstances = 1 << 16;   // all groups together
-inline constexpr int kMaxItems = 1 << 16;            // processes, buffers, paths, collectives each
-inline constexpr int kMaxNBufs = 1 << 12;            // per direction, and list lengths
+inline constexpr int kMaxGroupInstances = 1 << 16;  // all groups together
+inline constexpr int kMaxItems = 1 << 16;           // processes, buffers, paths, collectives each
+inline constexpr int kMaxNBufs = 1 << 12;           // per direction, and list lengths
 inline constexpr int kMaxCollectiveEntries = 1 << 16;
-inline constexpr int kMaxTreeDepth = 1 << 10;        // keeps the recursive tree code shallow
+inline constexpr int kMaxTreeDepth = 1 << 10;             // keeps the recursive tree code shallow
 inline constexpr uint64_t kMaxBytes = uint64_t{1} << 40;  // buffer and message sizes: 1 TiB
 inline constexpr double kMaxTimeoutSeconds = 1e9;
 
@@ -181,7 +181,8 @@ struct ProviderQueries {
 [[nodiscard]] const char* kind_name(CollectiveKind kind);
 
 // Parses the text; on error fills `error` with "<file>:<line>: <what>" and returns false.
-[[nodiscard]] bool parse_graph(std::string_view text, std::string_view file_name, Graph& out, std::string& error);
+[[nodiscard]] bool parse_graph(std::string_view text, std::string_view file_name, Graph& out,
+                               std::string& error);
 
 // Checks and resolves a parsed graph (names, IDs, instances, lists, buffers, collectives).
 [[nodiscard]] bool check_graph(Graph& graph, const ProviderQueries& providers, std::string& error);

@@ -82,7 +82,8 @@ class Parser {
     if (graph_.groups.empty()) fail_at(line_number(), "the Groups section needs at least one 'Group:'");
     section(1);
     while (at_item()) parse_process();
-    if (graph_.processes.empty()) fail_at(line_number(), "the Processes section needs at least one 'Process:'");
+    if (graph_.processes.empty())
+      fail_at(line_number(), "the Processes section needs at least one 'Process:'");
     section(2);
     while (at_item()) parse_buffer();
     section(3);
@@ -96,7 +97,9 @@ class Parser {
     if (graph_.paths.empty()) fail_at(line_number(), "the Paths section needs at least one 'Path:'");
     section(4);
     while (at_item()) parse_collective();
-    if (pos_ < lines_.size()) fail_at(lines_[pos_].number, "unexpected " + quote(lines_[pos_].key) + " after the Collectives section");
+    if (pos_ < lines_.size())
+      fail_at(lines_[pos_].number,
+              "unexpected " + quote(lines_[pos_].key) + " after the Collectives section");
   }
 
  private:
@@ -112,11 +115,14 @@ class Parser {
     const Line& line = lines_[pos_];
     if (!line.is_header || line.key != expected) {
       if (line.is_header && line.key == "Defaults") {
-        fail_at(line.number, "'Defaults' is allowed only in the Paths section (expected section '" + expected + "')");
+        fail_at(line.number,
+                "'Defaults' is allowed only in the Paths section (expected section '" + expected + "')");
       }
-      const std::string found = line.is_header ? "section " + quote(line.key) : quote(std::string(line.key) + ":");
-      fail_at(line.number, "expected section '" + expected + "', found " + found +
-                               " (sections are Groups, Processes, Buffers, Paths, Collectives, in that order)");
+      const std::string found =
+          line.is_header ? "section " + quote(line.key) : quote(std::string(line.key) + ":");
+      fail_at(line.number,
+              "expected section '" + expected + "', found " + found +
+                  " (sections are Groups, Processes, Buffers, Paths, Collectives, in that order)");
     }
     ++pos_;
   }
@@ -124,12 +130,13 @@ class Parser {
   // Reads an item: its first line must be `item_key:`; the following non-header lines are its keys.
   // Returns the first line's value.
   std::string_view item(std::string_view item_key, std::string_view section_name,
-                        std::initializer_list<std::string_view> allowed, std::string_view who_prefix, int& line,
-                        ItemKeys& keys, std::string& who) {
+                        std::initializer_list<std::string_view> allowed, std::string_view who_prefix,
+                        int& line, ItemKeys& keys, std::string& who) {
     const Line& first = lines_[pos_];
     if (first.key != item_key) {
-      fail_at(first.number, "expected '" + std::string(item_key) + ": ...' in the " + std::string(section_name) +
-                                " section, found " + quote(std::string(first.key) + ":"));
+      fail_at(first.number, "expected '" + std::string(item_key) + ": ...' in the " +
+                                std::string(section_name) + " section, found " +
+                                quote(std::string(first.key) + ":"));
     }
     line = first.number;
     who = std::string(who_prefix) + " " + quote(first.value);
@@ -157,7 +164,8 @@ class Parser {
     return *value;
   }
 
-  static int parse_count(std::string_view text, int line, const std::string& what, uint64_t min, uint64_t max) {
+  static int parse_count(std::string_view text, int line, const std::string& what, uint64_t min,
+                         uint64_t max) {
     const auto value = parse_uint(text, max);
     if (!value || *value < min) {
       fail_at(line, what + ": " + quote(text) + " is not an integer in " + std::to_string(min) + ".." +
@@ -177,7 +185,8 @@ class Parser {
     ItemKeys keys;
     std::string who;
     const std::string_view name = item("Group", "Groups", {"Instances"}, "group", line, keys, who);
-    if (!is_name(name)) fail_at(line, "group name " + quote(name) + " is not a name (letters, digits, '_', '.', '-')");
+    if (!is_name(name))
+      fail_at(line, "group name " + quote(name) + " is not a name (letters, digits, '_', '.', '-')");
     check_count(graph_.groups.size(), line, "groups");
     const auto [text, instances_line] = need(keys, "Instances", who, line);
     GroupItem group;
@@ -196,9 +205,8 @@ class Parser {
                         (allow_unused ? " or '-')" : ")"));
     }
     ref.group = std::string(text.substr(0, open));
-    ref.instance =
-        parse_count(text.substr(open + 1, text.size() - open - 2), line, who + ": instance index of " + quote(text), 0,
-                    kMaxGroupInstances - 1);
+    ref.instance = parse_count(text.substr(open + 1, text.size() - open - 2), line,
+                               who + ": instance index of " + quote(text), 0, kMaxGroupInstances - 1);
     return ref;
   }
 
@@ -216,8 +224,10 @@ class Parser {
     process.group_ids_line = ids_line;
     const auto words = split_words(text);
     if (words.empty()) fail_at(ids_line, who + ": GroupIDs: expected one or more <group>[<index>]");
-    if (words.size() > static_cast<size_t>(kMaxGroupInstances)) fail_at(ids_line, who + ": GroupIDs: too many entries");
-    for (std::string_view word : words) process.instances.push_back(parse_ref(word, ids_line, who + ": GroupIDs", false));
+    if (words.size() > static_cast<size_t>(kMaxGroupInstances))
+      fail_at(ids_line, who + ": GroupIDs: too many entries");
+    for (std::string_view word : words)
+      process.instances.push_back(parse_ref(word, ids_line, who + ": GroupIDs", false));
     graph_.processes.push_back(std::move(process));
   }
 
@@ -225,8 +235,10 @@ class Parser {
     int line = 0;
     ItemKeys keys;
     std::string who;
-    const std::string_view name = item("Buffer", "Buffers", {"ProcessId", "Where", "Bytes"}, "buffer", line, keys, who);
-    if (!is_name(name)) fail_at(line, "buffer name " + quote(name) + " is not a name (letters, digits, '_', '.', '-')");
+    const std::string_view name =
+        item("Buffer", "Buffers", {"ProcessId", "Where", "Bytes"}, "buffer", line, keys, who);
+    if (!is_name(name))
+      fail_at(line, "buffer name " + quote(name) + " is not a name (letters, digits, '_', '.', '-')");
     check_count(graph_.buffers.size(), line, "buffers");
     BufferItem buffer;
     buffer.name = std::string(name);
@@ -234,11 +246,13 @@ class Parser {
     const auto [pid, pid_line] = need(keys, "ProcessId", who, line);
     buffer.process_id = parse_count(pid, pid_line, who + ": ProcessId", 0, kMaxItems - 1);
     const auto [where, where_line] = need(keys, "Where", who, line);
-    if (where.empty()) fail_at(where_line, who + ": Where: expected the kind of memory (CPU, MMAP, CUDA:0 ...)");
+    if (where.empty())
+      fail_at(where_line, who + ": Where: expected the kind of memory (CPU, MMAP, CUDA:0 ...)");
     buffer.where = std::string(where);
     const auto [bytes, bytes_line] = need(keys, "Bytes", who, line);
     const auto value = parse_uint(bytes, kMaxBytes);
-    if (!value || *value == 0) fail_at(bytes_line, who + ": Bytes: " + quote(bytes) + " is not an integer in 1..2^40");
+    if (!value || *value == 0)
+      fail_at(bytes_line, who + ": Bytes: " + quote(bytes) + " is not an integer in 1..2^40");
     buffer.bytes = *value;
     graph_.buffers.push_back(std::move(buffer));
   }
@@ -257,8 +271,10 @@ class Parser {
     RawSettings block;
     while (at_item() && lines_[pos_].key != "Path") {
       const Line& l = lines_[pos_];
-      if (!find_key(l.key)) fail_at(l.number, "Defaults: unknown key " + quote(l.key) + " (expected a path attribute)");
-      if (block[static_cast<size_t>(*find_key(l.key))].given) fail_at(l.number, "Defaults: " + std::string(l.key) + " given twice");
+      if (!find_key(l.key))
+        fail_at(l.number, "Defaults: unknown key " + quote(l.key) + " (expected a path attribute)");
+      if (block[static_cast<size_t>(*find_key(l.key))].given)
+        fail_at(l.number, "Defaults: " + std::string(l.key) + " given twice");
       read_setting(l, "Defaults", block);
       ++pos_;
     }
@@ -277,7 +293,8 @@ class Parser {
   void parse_path() {
     const Line& first = lines_[pos_];
     if (first.key != "Path") {
-      fail_at(first.number, "expected 'Path: <id>' or 'Defaults' in the Paths section, found " + quote(std::string(first.key) + ":"));
+      fail_at(first.number, "expected 'Path: <id>' or 'Defaults' in the Paths section, found " +
+                                quote(std::string(first.key) + ":"));
     }
     check_count(graph_.paths.size(), first.number, "paths");
     PathItem path;
@@ -304,7 +321,8 @@ class Parser {
           fail_at(l.number, who + ": unknown key " + quote(l.key) +
                                 " (expected Endpoints, InterconnectA, InterconnectB or a path attribute)");
         }
-        if (own[static_cast<size_t>(*key)].given) fail_at(l.number, who + ": " + std::string(l.key) + " given twice");
+        if (own[static_cast<size_t>(*key)].given)
+          fail_at(l.number, who + ": " + std::string(l.key) + " given twice");
         read_setting(l, who, own);
       }
       ++pos_;
@@ -335,8 +353,8 @@ class Parser {
                           " is " + sides_text(sides, side) + ")");
       }
       if (text.size() >= TAKYON_MAX_INTERCONNECT_CHARS) {
-        fail_at(line, who + ": " + name + " is longer than " + std::to_string(TAKYON_MAX_INTERCONNECT_CHARS - 1) +
-                          " characters");
+        fail_at(line, who + ": " + name + " is longer than " +
+                          std::to_string(TAKYON_MAX_INTERCONNECT_CHARS - 1) + " characters");
       }
       EndpointSpec& spec = path.spec[side];
       spec.used = !unused;
@@ -344,13 +362,15 @@ class Parser {
       spec.interconnect = std::string(text);
       apply_settings(settings, side, who, spec);
     }
-    for (Key required : {Key::kNBufsAtoB, Key::kNBufsBtoA, Key::kSenderMaxBytesList, Key::kRecverMaxBytesList}) {
+    for (Key required :
+         {Key::kNBufsAtoB, Key::kNBufsBtoA, Key::kSenderMaxBytesList, Key::kRecverMaxBytesList}) {
       if (!settings[static_cast<size_t>(required)].given) {
         fail_at(path.line, who + ": no " + std::string(kKeyNames[static_cast<size_t>(required)]) +
                                " (give it in the path or in a Defaults block before it)");
       }
     }
-    for (size_t i = 0; i < kKeyCount; ++i) path.key_line[i] = settings[i].given ? settings[i].line : path.line;
+    for (size_t i = 0; i < kKeyCount; ++i)
+      path.key_line[i] = settings[i].given ? settings[i].line : path.line;
     graph_.paths.push_back(std::move(path));
   }
 
@@ -360,17 +380,19 @@ class Parser {
     int line = 0;
     ItemKeys keys;
     std::string who;
-    const std::string_view name = item("Collective", "Collectives", {"Type", "PathSrcIds"}, "collective", line, keys, who);
-    if (!is_name(name)) fail_at(line, "collective name " + quote(name) + " is not a name (letters, digits, '_', '.', '-')");
+    const std::string_view name =
+        item("Collective", "Collectives", {"Type", "PathSrcIds"}, "collective", line, keys, who);
+    if (!is_name(name))
+      fail_at(line, "collective name " + quote(name) + " is not a name (letters, digits, '_', '.', '-')");
     check_count(graph_.collectives.size(), line, "collectives");
     CollectiveItem collective;
     collective.name = std::string(name);
     collective.line = line;
     const auto [type, type_line] = need(keys, "Type", who, line);
     collective.type_line = type_line;
-    constexpr CollectiveKind kKinds[] = {CollectiveKind::kBarrier, CollectiveKind::kReduce, CollectiveKind::kOne2One,
-                                         CollectiveKind::kScatter, CollectiveKind::kGather, CollectiveKind::kBcast,
-                                         CollectiveKind::kAlltoall};
+    constexpr CollectiveKind kKinds[] = {
+        CollectiveKind::kBarrier, CollectiveKind::kReduce, CollectiveKind::kOne2One, CollectiveKind::kScatter,
+        CollectiveKind::kGather,  CollectiveKind::kBcast,  CollectiveKind::kAlltoall};
     bool known = false;
     for (CollectiveKind kind : kKinds) {
       if (type == kind_name(kind)) {
@@ -389,7 +411,8 @@ class Parser {
   }
 
   // "<id>:<A|B>" entries; trees nest a child's outgoing edges in parentheses right after it.
-  static void parse_path_src_ids(std::string_view text, int line, const std::string& who, CollectiveItem& out) {
+  static void parse_path_src_ids(std::string_view text, int line, const std::string& who,
+                                 CollectiveItem& out) {
     std::vector<int> open;  // entries whose parenthesised lists are open
     int last_entry = -1;    // the entry just read, if the previous token was one
     bool just_opened = false;
@@ -404,10 +427,12 @@ class Parser {
         ++i;
         out.has_parentheses = true;
         if (!is_tree(out.kind)) {
-          fail_at(line, who + ": PathSrcIds: parentheses are only allowed in BARRIER, REDUCE and BCAST trees");
+          fail_at(line,
+                  who + ": PathSrcIds: parentheses are only allowed in BARRIER, REDUCE and BCAST trees");
         }
         if (c == '(') {
-          if (last_entry < 0) fail_at(line, who + ": PathSrcIds: '(' must follow an entry (the child whose edges it lists)");
+          if (last_entry < 0)
+            fail_at(line, who + ": PathSrcIds: '(' must follow an entry (the child whose edges it lists)");
           if (open.size() >= static_cast<size_t>(kMaxTreeDepth)) {
             fail_at(line, who + ": PathSrcIds: the tree is deeper than " + std::to_string(kMaxTreeDepth));
           }
@@ -423,14 +448,19 @@ class Parser {
         continue;
       }
       size_t end = i;
-      while (end < text.size() && text[end] != ' ' && text[end] != '\t' && text[end] != '(' && text[end] != ')') ++end;
+      while (end < text.size() && text[end] != ' ' && text[end] != '\t' && text[end] != '(' &&
+             text[end] != ')')
+        ++end;
       const std::string_view token = text.substr(i, end - i);
       i = end;
       const size_t colon = token.find(':');
-      const std::string_view side = colon == std::string_view::npos ? std::string_view() : token.substr(colon + 1);
-      const auto id = colon == std::string_view::npos ? std::nullopt : parse_uint(token.substr(0, colon), INT32_MAX);
+      const std::string_view side =
+          colon == std::string_view::npos ? std::string_view() : token.substr(colon + 1);
+      const auto id =
+          colon == std::string_view::npos ? std::nullopt : parse_uint(token.substr(0, colon), INT32_MAX);
       if (!id || (side != "A" && side != "B")) {
-        fail_at(line, who + ": PathSrcIds: " + quote(token) + " is not an entry (expected <pathID>:A or <pathID>:B)");
+        fail_at(line, who + ": PathSrcIds: " + quote(token) +
+                          " is not an entry (expected <pathID>:A or <pathID>:B)");
       }
       if (out.entries.size() >= static_cast<size_t>(kMaxCollectiveEntries)) {
         fail_at(line, who + ": PathSrcIds: more than " + std::to_string(kMaxCollectiveEntries) + " entries");
@@ -444,7 +474,8 @@ class Parser {
       just_opened = false;
     }
     if (!open.empty()) {
-      fail_at(line, who + ": PathSrcIds: unbalanced parentheses: " + std::to_string(open.size()) + " '(' not closed");
+      fail_at(line, who + ": PathSrcIds: unbalanced parentheses: " + std::to_string(open.size()) +
+                        " '(' not closed");
     }
     if (out.entries.empty()) fail_at(line, who + ": PathSrcIds: expected one or more <pathID>:<A|B> entries");
   }
@@ -459,18 +490,26 @@ class Parser {
 }  // namespace
 
 bool is_tree(CollectiveKind kind) {
-  return kind == CollectiveKind::kBarrier || kind == CollectiveKind::kReduce || kind == CollectiveKind::kBcast;
+  return kind == CollectiveKind::kBarrier || kind == CollectiveKind::kReduce ||
+         kind == CollectiveKind::kBcast;
 }
 
 const char* kind_name(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kBarrier: return "BARRIER";
-    case CollectiveKind::kReduce: return "REDUCE";
-    case CollectiveKind::kOne2One: return "ONE2ONE";
-    case CollectiveKind::kScatter: return "SCATTER";
-    case CollectiveKind::kGather: return "GATHER";
-    case CollectiveKind::kBcast: return "BCAST";
-    case CollectiveKind::kAlltoall: return "ALLTOALL";
+    case CollectiveKind::kBarrier:
+      return "BARRIER";
+    case CollectiveKind::kReduce:
+      return "REDUCE";
+    case CollectiveKind::kOne2One:
+      return "ONE2ONE";
+    case CollectiveKind::kScatter:
+      return "SCATTER";
+    case CollectiveKind::kGather:
+      return "GATHER";
+    case CollectiveKind::kBcast:
+      return "BCAST";
+    case CollectiveKind::kAlltoall:
+      return "ALLTOALL";
   }
   return "?";
 }

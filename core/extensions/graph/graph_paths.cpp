@@ -9,7 +9,8 @@
 namespace takyon::detail::graph {
 namespace {
 
-std::string endpoint_text(const GraphState& state, int group_id, const TakyonConnection& connection, bool is_a) {
+std::string endpoint_text(const GraphState& state, int group_id, const TakyonConnection& connection,
+                          bool is_a) {
   const TakyonPathAttributes& attrs = is_a ? connection.attrsA : connection.attrsB;
   return instance_text(state.model, group_id) + " (group ID " + std::to_string(group_id) + "): path " +
          std::to_string(connection.id) + " endpoint " + (is_a ? "A" : "B") + " '" + attrs.interconnect + "'";

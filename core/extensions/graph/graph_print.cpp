@@ -42,9 +42,10 @@ void print_endpoint(const char* side, const Graph& model, int group_id, const Ta
   std::printf(" polling=%s abort=%s verbosity=0x%" PRIx64 " send=%s\n", attrs.is_polling ? "true" : "false",
               attrs.abort_on_failure ? "true" : "false", attrs.verbosity,
               attrs.send_completion_method == TAKYON_BLOCKING ? "blocking" : "is_send_finished");
-  std::printf("       timeouts create=%g send_start=%g send_finish=%g recv_start=%g recv_finish=%g destroy=%g\n",
-              attrs.path_create_timeout, attrs.send_start_timeout, attrs.send_finish_timeout, attrs.recv_start_timeout,
-              attrs.recv_finish_timeout, attrs.path_destroy_timeout);
+  std::printf(
+      "       timeouts create=%g send_start=%g send_finish=%g recv_start=%g recv_finish=%g destroy=%g\n",
+      attrs.path_create_timeout, attrs.send_start_timeout, attrs.send_finish_timeout,
+      attrs.recv_start_timeout, attrs.recv_finish_timeout, attrs.path_destroy_timeout);
   print_list("       sender bytes:", attrs.sender_max_bytes_list, sends);
   print_list("  recver bytes:", attrs.recver_max_bytes_list, recvs);
   std::printf("\n");
@@ -55,13 +56,20 @@ void print_endpoint(const char* side, const Graph& model, int group_id, const Ta
 
 const char* type_name(TakyonCollectiveType type) {
   switch (type) {
-    case TAKYON_COLLECTIVE_BARRIER: return "BARRIER";
-    case TAKYON_COLLECTIVE_REDUCE: return "REDUCE";
-    case TAKYON_COLLECTIVE_ONE2ONE: return "ONE2ONE";
-    case TAKYON_COLLECTIVE_SCATTER: return "SCATTER";
-    case TAKYON_COLLECTIVE_GATHER: return "GATHER";
-    case TAKYON_COLLECTIVE_BCAST: return "BCAST";
-    case TAKYON_COLLECTIVE_ALLTOALL: return "ALLTOALL";
+    case TAKYON_COLLECTIVE_BARRIER:
+      return "BARRIER";
+    case TAKYON_COLLECTIVE_REDUCE:
+      return "REDUCE";
+    case TAKYON_COLLECTIVE_ONE2ONE:
+      return "ONE2ONE";
+    case TAKYON_COLLECTIVE_SCATTER:
+      return "SCATTER";
+    case TAKYON_COLLECTIVE_GATHER:
+      return "GATHER";
+    case TAKYON_COLLECTIVE_BCAST:
+      return "BCAST";
+    case TAKYON_COLLECTIVE_ALLTOALL:
+      return "ALLTOALL";
   }
   return "?";
 }
@@ -95,8 +103,9 @@ extern "C" void takyonPrintGraph(TakyonGraph* graph) {
   std::printf("  Groups: %d\n", graph->group_count);
   for (int g = 0; g < graph->group_count; ++g) {
     const TakyonGroup& group = graph->group_list[g];
-    std::printf("    %s: %d instance%s, group IDs %d..%d\n", group.name, group.instances, group.instances == 1 ? "" : "s",
-                group.starting_group_id, group.starting_group_id + group.instances - 1);
+    std::printf("    %s: %d instance%s, group IDs %d..%d\n", group.name, group.instances,
+                group.instances == 1 ? "" : "s", group.starting_group_id,
+                group.starting_group_id + group.instances - 1);
   }
   std::printf("  Processes: %d\n", graph->process_count);
   for (int p = 0; p < graph->process_count; ++p) {
@@ -109,8 +118,8 @@ extern "C" void takyonPrintGraph(TakyonGraph* graph) {
     std::printf("\n");
     for (int b = 0; b < process.buffer_count; ++b) {
       const TakyonBuffer& buffer = process.buffer_list[b];
-      std::printf("       buffer %s: %s, %" PRIu64 " bytes, addr %p\n", buffer.name, buffer.where, buffer.bytes,
-                  buffer.addr);
+      std::printf("       buffer %s: %s, %" PRIu64 " bytes, addr %p\n", buffer.name, buffer.where,
+                  buffer.bytes, buffer.addr);
     }
   }
   std::printf("  Paths: %d\n", graph->path_count);
@@ -129,7 +138,8 @@ extern "C" void takyonPrintGraph(TakyonGraph* graph) {
       print_tree(collective, *collective.path_tree);
     } else {
       for (int e = 0; e < collective.num_paths; ++e) {
-        std::printf(" %d:%s", collective.path_list[e].path_id, collective.path_list[e].src_is_endpointA ? "A" : "B");
+        std::printf(" %d:%s", collective.path_list[e].path_id,
+                    collective.path_list[e].src_is_endpointA ? "A" : "B");
       }
     }
     std::printf("\n");

@@ -6,7 +6,9 @@
 
 namespace takyon::detail::graph {
 namespace {
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 }  // namespace
 
 std::string_view trim(std::string_view text) {

@@ -19,7 +19,9 @@ struct GraphError {
   std::string what;
 };
 
-[[noreturn]] inline void fail_at(int line, std::string what) { throw GraphError{line, std::move(what)}; }
+[[noreturn]] inline void fail_at(int line, std::string what) {
+  throw GraphError{line, std::move(what)};
+}
 
 [[nodiscard]] std::string_view trim(std::string_view text);
 // Whitespace-separated words.

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "takyon_export.h"  /* beside this header: works with -I<prefix>/include and -I<prefix>/include/takyon */
+#include "takyon_export.h" /* beside this header: works with -I<prefix>/include and -I<prefix>/include/takyon */
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,20 +22,20 @@ extern "C" {
 #define TAKYON_WAIT_FOREVER (-1.0)
 
 /* Verbosity flags, or-ed together in TakyonPathAttributes.verbosity. */
-#define TAKYON_VERBOSITY_NONE 0x00u                    /**< Print nothing. */
-#define TAKYON_VERBOSITY_ERRORS 0x01u                  /**< Errors, to stderr. */
-#define TAKYON_VERBOSITY_CREATE_DESTROY 0x02u          /**< Create/destroy summary, to stdout. */
-#define TAKYON_VERBOSITY_CREATE_DESTROY_MORE 0x04u     /**< Create/destroy details, to stdout. */
-#define TAKYON_VERBOSITY_SEND_RECV 0x08u               /**< One line per send/recv, to stdout. */
-#define TAKYON_VERBOSITY_SEND_RECV_MORE 0x10u          /**< Send/recv details, to stdout. */
+#define TAKYON_VERBOSITY_NONE 0x00u                /**< Print nothing. */
+#define TAKYON_VERBOSITY_ERRORS 0x01u              /**< Errors, to stderr. */
+#define TAKYON_VERBOSITY_CREATE_DESTROY 0x02u      /**< Create/destroy summary, to stdout. */
+#define TAKYON_VERBOSITY_CREATE_DESTROY_MORE 0x04u /**< Create/destroy details, to stdout. */
+#define TAKYON_VERBOSITY_SEND_RECV 0x08u           /**< One line per send/recv, to stdout. */
+#define TAKYON_VERBOSITY_SEND_RECV_MORE 0x10u      /**< Send/recv details, to stdout. */
 /* The guide's "Helpful Programming Tips" spell the detail flags this way. */
 #define TAKYON_VERBOSITY_CREATE_DESTROY_DETAILS TAKYON_VERBOSITY_CREATE_DESTROY_MORE
 #define TAKYON_VERBOSITY_SEND_RECV_DETAILS TAKYON_VERBOSITY_SEND_RECV_MORE
 
 /** How takyonSend() (and, for symmetry, takyonRecv()) completes. */
 typedef enum {
-  TAKYON_BLOCKING = 0,             /**< The call returns when the transfer is complete. */
-  TAKYON_USE_IS_SEND_FINISHED = 1  /**< takyonSend() starts, takyonIsSendFinished() completes. */
+  TAKYON_BLOCKING = 0,            /**< The call returns when the transfer is complete. */
+  TAKYON_USE_IS_SEND_FINISHED = 1 /**< takyonSend() starts, takyonIsSendFinished() completes. */
 } TakyonCompletionMethod;
 /* The guide's graph-file chapter spells the non-blocking method this way. */
 #define TAKYON_IS_SEND_FINISHED TAKYON_USE_IS_SEND_FINISHED
@@ -47,25 +47,25 @@ typedef enum {
  */
 typedef struct {
   char interconnect[TAKYON_MAX_INTERCONNECT_CHARS]; /**< Provider string, e.g. "InterThreadMemcpy -ID=1". */
-  bool is_endpointA;      /**< true: endpoint A; false: endpoint B. */
-  bool is_polling;        /**< true: spin while waiting; false: sleep in the kernel (event driven). */
-  bool abort_on_failure;  /**< true: print the error to stderr and abort(). */
-  uint64_t verbosity;     /**< Or-ed TAKYON_VERBOSITY_* flags. */
-  double path_create_timeout;   /**< Seconds for takyonCreate(); expiry is an error. */
-  double send_start_timeout;    /**< Seconds for takyonSend() to start; expiry is NOT an error. */
-  double send_finish_timeout;   /**< Seconds for a started send to finish; expiry is an error. */
-  double recv_start_timeout;    /**< Seconds for a message to start arriving; expiry is NOT an error. */
-  double recv_finish_timeout;   /**< Seconds for an arriving message to complete; expiry is an error. */
-  double path_destroy_timeout;  /**< Seconds for the graceful shutdown with the peer. */
+  bool is_endpointA;                                /**< true: endpoint A; false: endpoint B. */
+  bool is_polling;             /**< true: spin while waiting; false: sleep in the kernel (event driven). */
+  bool abort_on_failure;       /**< true: print the error to stderr and abort(). */
+  uint64_t verbosity;          /**< Or-ed TAKYON_VERBOSITY_* flags. */
+  double path_create_timeout;  /**< Seconds for takyonCreate(); expiry is an error. */
+  double send_start_timeout;   /**< Seconds for takyonSend() to start; expiry is NOT an error. */
+  double send_finish_timeout;  /**< Seconds for a started send to finish; expiry is an error. */
+  double recv_start_timeout;   /**< Seconds for a message to start arriving; expiry is NOT an error. */
+  double recv_finish_timeout;  /**< Seconds for an arriving message to complete; expiry is an error. */
+  double path_destroy_timeout; /**< Seconds for the graceful shutdown with the peer. */
   TakyonCompletionMethod send_completion_method; /**< TAKYON_BLOCKING or TAKYON_USE_IS_SEND_FINISHED. */
   TakyonCompletionMethod recv_completion_method; /**< Must be TAKYON_BLOCKING. */
-  int nbufs_AtoB;         /**< Buffers from A to B. One of nbufs_AtoB, nbufs_BtoA must be > 0. */
-  int nbufs_BtoA;         /**< Buffers from B to A. */
+  int nbufs_AtoB;                  /**< Buffers from A to B. One of nbufs_AtoB, nbufs_BtoA must be > 0. */
+  int nbufs_BtoA;                  /**< Buffers from B to A. */
   uint64_t *sender_max_bytes_list; /**< Send buffer sizes: nbufs_AtoB entries on A, nbufs_BtoA on B. */
   uint64_t *recver_max_bytes_list; /**< Receive buffer sizes: nbufs_BtoA entries on A, nbufs_AtoB on B. */
-  size_t *sender_addr_list; /**< Send buffer addresses; 0 = Takyon allocates (page aligned). */
-  size_t *recver_addr_list; /**< Receive buffer addresses; 0 = Takyon allocates (page aligned). */
-  char *error_message;    /**< Set by Takyon, never by the application (see takyonCreate()). */
+  size_t *sender_addr_list;        /**< Send buffer addresses; 0 = Takyon allocates (page aligned). */
+  size_t *recver_addr_list;        /**< Receive buffer addresses; 0 = Takyon allocates (page aligned). */
+  char *error_message;             /**< Set by Takyon, never by the application (see takyonCreate()). */
 } TakyonPathAttributes;
 
 /** One endpoint of a path. Opaque except attrs. */

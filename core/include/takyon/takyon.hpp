@@ -21,17 +21,17 @@ class PathCore;
 }  // namespace detail
 
 /// Outcome of a core operation. Non-negative values are not errors.
-enum class [[nodiscard]] Status : std::int8_t {
-  kOk = 0,
-  kTimedOut = 1,          ///< A start timeout expired: nothing happened, the path is still valid.
-  kInvalidArgument = -1,  ///< The caller passed something the path cannot accept.
-  kDisconnected = -2,     ///< The peer went away (exited, destroyed its endpoint, link lost).
-  kSystem = -3,           ///< A system call failed (errno in the message).
-  kNoMemory = -4,
-  kUnsupported = -5,      ///< The provider cannot do what was asked.
-  kTimeout = -6,          ///< A finish/create/destroy timeout expired: the path is no longer usable.
-  kProtocol = -7,         ///< The peer sent something inconsistent (layout mismatch, bad header).
-  kFailedPath = -8,       ///< The path failed earlier; only destroy is allowed.
+enum class [[nodiscard]] Status : std::int8_t{
+    kOk = 0,
+    kTimedOut = 1,          ///< A start timeout expired: nothing happened, the path is still valid.
+    kInvalidArgument = -1,  ///< The caller passed something the path cannot accept.
+    kDisconnected = -2,     ///< The peer went away (exited, destroyed its endpoint, link lost).
+    kSystem = -3,           ///< A system call failed (errno in the message).
+    kNoMemory = -4,
+    kUnsupported = -5,  ///< The provider cannot do what was asked.
+    kTimeout = -6,      ///< A finish/create/destroy timeout expired: the path is no longer usable.
+    kProtocol = -7,     ///< The peer sent something inconsistent (layout mismatch, bad header).
+    kFailedPath = -8,   ///< The path failed earlier; only destroy is allowed.
 };
 
 /// Short name of a status ("ok", "timed out", "disconnected", ...).
@@ -64,19 +64,20 @@ enum class Completion { kBlocking, kNonBlocking };
 /// One endpoint's view of a path. Buffer lists are from this endpoint's side: on endpoint A
 /// send_bytes has nbufs_AtoB entries, on B nbufs_BtoA.
 struct PathOptions {
-  std::string provider;                      ///< e.g. "InterProcessMemcpy -ID=3".
+  std::string provider;  ///< e.g. "InterProcessMemcpy -ID=3".
   bool endpoint_a = true;
-  bool polling = true;                       ///< false: event driven (sleep in the kernel).
+  bool polling = true;  ///< false: event driven (sleep in the kernel).
   Completion send_completion = Completion::kBlocking;
-  std::vector<std::uint64_t> send_bytes;     ///< Size of each send buffer.
-  std::vector<std::uint64_t> recv_bytes;     ///< Size of each receive buffer.
-  std::vector<void*> send_addrs;             ///< Empty, or one per send buffer; nullptr: Takyon allocates.
-  std::vector<void*> recv_addrs;             ///< Empty, or one per receive buffer; nullptr: Takyon allocates.
+  std::vector<std::uint64_t> send_bytes;  ///< Size of each send buffer.
+  std::vector<std::uint64_t> recv_bytes;  ///< Size of each receive buffer.
+  std::vector<void*> send_addrs;          ///< Empty, or one per send buffer; nullptr: Takyon allocates.
+  std::vector<void*> recv_addrs;          ///< Empty, or one per receive buffer; nullptr: Takyon allocates.
   Timeouts timeouts;
   std::uint64_t verbosity = TAKYON_VERBOSITY_NONE;  ///< Errors arrive as exceptions; add flags to trace.
 
   /// A path with `nbufs` buffers of `bytes` bytes in each direction.
-  TAKYON_API static PathOptions symmetric(std::string provider, bool endpoint_a, int nbufs, std::uint64_t bytes);
+  TAKYON_API static PathOptions symmetric(std::string provider, bool endpoint_a, int nbufs,
+                                          std::uint64_t bytes);
 };
 
 /// What recv() returns: the message occupies recv_buffer(i)[offset, offset + bytes).

@@ -60,7 +60,6 @@ TAKYON_API void takyonMmapAlloc(const char *map_name, uint64_t bytes, void **add
 /** Unmaps and removes a block made by takyonMmapAlloc(). NULL is ignored. */
 TAKYON_API void takyonMmapFree(TakyonMmapHandle mmap_handle);
 
-
 /* ------------------------------------------------------------------------------------------------
  * Errors of the collective and graph functions.
  *
@@ -213,7 +212,8 @@ TAKYON_API TakyonCollectiveBcast *takyonBcastInit(int nchildren, TakyonPath *par
  * The root's part of a broadcast: nbytes of `data` are sent down the tree. data may be NULL when
  * the root already put the bytes at offset 0 of send buffer `buffer` of every child path.
  */
-TAKYON_API bool takyonBcastRoot(TakyonCollectiveBcast *collective, int buffer, uint64_t nbytes, const void *data);
+TAKYON_API bool takyonBcastRoot(TakyonCollectiveBcast *collective, int buffer, uint64_t nbytes,
+                                const void *data);
 /**
  * A non-root part of a broadcast: the bytes arrive at offset 0 of receive buffer `buffer` of
  * parent_path (their count in *nbytes_ret, which may be NULL) and are passed on to the children.
@@ -224,7 +224,8 @@ TAKYON_API void takyonBcastFinalize(TakyonCollectiveBcast *collective);
 
 /** Groups paths with no implied pattern; the application sends and receives on them itself. */
 TAKYON_API TakyonCollectiveOne2One *takyonOne2OneInit(int npaths, int num_src_paths, int num_dest_paths,
-                                                      TakyonPath **src_path_list, TakyonPath **dest_path_list);
+                                                      TakyonPath **src_path_list,
+                                                      TakyonPath **dest_path_list);
 /** Frees the collective and its lists (NULL is ignored); the paths stay. */
 TAKYON_API void takyonOne2OneFinalize(TakyonCollectiveOne2One *collective);
 
@@ -331,8 +332,8 @@ typedef enum {
   TAKYON_COLLECTIVE_ONE2ONE,
   TAKYON_COLLECTIVE_SCATTER,
   TAKYON_COLLECTIVE_GATHER,
-  TAKYON_COLLECTIVE_BCAST,    /**< Beyond the guide: a tree, like BARRIER. */
-  TAKYON_COLLECTIVE_ALLTOALL  /**< Beyond the guide: one path between every pair of members. */
+  TAKYON_COLLECTIVE_BCAST,   /**< Beyond the guide: a tree, like BARRIER. */
+  TAKYON_COLLECTIVE_ALLTOALL /**< Beyond the guide: one path between every pair of members. */
 } TakyonCollectiveType;
 
 /** One PathSrcIds entry: a path ID and which side is the source (the parent in a tree). */

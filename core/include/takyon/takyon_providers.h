@@ -32,26 +32,26 @@ typedef enum {
  * later versions, so use the pointer, do not copy the struct between builds.
  */
 typedef struct {
-  const char *name;          /**< the interconnect string's first word, e.g. "InterProcessMemcpy" */
-  const char *peer_name;     /**< the provider of the other endpoint: name itself, or the other half
-                                  of a one-way pair (UnicastSendSocket <-> UnicastRecvSocket) */
-  TakyonProviderReach reach; /**< the farthest its endpoints may be */
-  uint32_t addressing;       /**< TAKYON_ADDRESS_* bits */
-  bool available;            /**< built into this library (Ucx needs UCX at build time) */
-  bool shares_buffers;       /**< both endpoints see one memory: a send moves no bytes, only signals;
-                                  src_offset must equal dest_offset */
-  bool reliable;             /**< every message arrives, whole and in order per buffer */
-  bool connected;            /**< two endpoints joined at create; a departed peer is reported */
-  bool sends;                /**< endpoint A may send to B (false: this end only receives) */
-  bool receives;             /**< the endpoint may receive */
-  bool stream;               /**< bytes go through a bounded kernel buffer: a send may wait until the
-                                  receiver reads, so keep in flight less than the buffer holds */
-  bool app_send_buffers;     /**< sender_addr_list may name application memory (false: only 0, the
-                                  provider's memory) */
-  bool app_recv_buffers;     /**< recver_addr_list may name application memory */
-  bool one_sided;            /**< remote read, write and atomics (no provider has them yet) */
+  const char *name;           /**< the interconnect string's first word, e.g. "InterProcessMemcpy" */
+  const char *peer_name;      /**< the provider of the other endpoint: name itself, or the other half
+                                   of a one-way pair (UnicastSendSocket <-> UnicastRecvSocket) */
+  TakyonProviderReach reach;  /**< the farthest its endpoints may be */
+  uint32_t addressing;        /**< TAKYON_ADDRESS_* bits */
+  bool available;             /**< built into this library (Ucx needs UCX at build time) */
+  bool shares_buffers;        /**< both endpoints see one memory: a send moves no bytes, only signals;
+                                   src_offset must equal dest_offset */
+  bool reliable;              /**< every message arrives, whole and in order per buffer */
+  bool connected;             /**< two endpoints joined at create; a departed peer is reported */
+  bool sends;                 /**< endpoint A may send to B (false: this end only receives) */
+  bool receives;              /**< the endpoint may receive */
+  bool stream;                /**< bytes go through a bounded kernel buffer: a send may wait until the
+                                   receiver reads, so keep in flight less than the buffer holds */
+  bool app_send_buffers;      /**< sender_addr_list may name application memory (false: only 0, the
+                                   provider's memory) */
+  bool app_recv_buffers;      /**< recver_addr_list may name application memory */
+  bool one_sided;             /**< remote read, write and atomics (no provider has them yet) */
   uint64_t max_message_bytes; /**< largest message; 0: as large as the buffers */
-  const char *description;   /**< one line for people */
+  const char *description;    /**< one line for people */
 } TakyonProviderInfo;
 
 /** Number of rows in the provider table. */

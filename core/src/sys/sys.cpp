@@ -34,8 +34,12 @@ Ops g_ops = kRealOps;
 
 }  // namespace
 
-Ops& ops() noexcept { return g_ops; }
-void reset_ops() noexcept { g_ops = kRealOps; }
+Ops& ops() noexcept {
+  return g_ops;
+}
+void reset_ops() noexcept {
+  g_ops = kRealOps;
+}
 
 int futex_wait(const uint32_t* word, uint32_t expected, int64_t timeout_ns, bool shared) noexcept {
   timespec ts{};

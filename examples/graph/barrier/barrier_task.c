@@ -92,7 +92,8 @@ void barrierTask(TakyonGraph *graph, int group_id, int ncycles) {
     // Check 1: every instance of this process entered this barrier, none passed the next one
     int entered = atomic_load(&L_entered);
     if (entered < (cycle + 1) * local || entered > (cycle + 2) * local) {
-      graphFail(graph, group_id, "cycle %d: left the barrier with %d entries counted in this process, expected %d to %d",
+      graphFail(graph, group_id,
+                "cycle %d: left the barrier with %d entries counted in this process, expected %d to %d",
                 cycle, entered, (cycle + 1) * local, (cycle + 2) * local);
     }
 
@@ -103,13 +104,14 @@ void barrierTask(TakyonGraph *graph, int group_id, int ncycles) {
       graphFail(graph, group_id, "takyonRecv(ring): %s", from_previous->attrs.error_message);
     }
     if (timed_out) {
-      graphFail(graph, group_id, "cycle %d: left the barrier before node[%d] entered it (its token is not here)",
-                cycle, previous);
+      graphFail(graph, group_id,
+                "cycle %d: left the barrier before node[%d] entered it (its token is not here)", cycle,
+                previous);
     }
     const int32_t *got = (const int32_t *)from_previous->attrs.recver_addr_list[ring_buffer];
     if (bytes != 2 * sizeof(int32_t) || got[0] != cycle || got[1] != previous) {
-      graphFail(graph, group_id, "cycle %d: ring token {%d, %d} (%llu bytes), expected {%d, %d}", cycle, got[0], got[1],
-                (unsigned long long)bytes, cycle, previous);
+      graphFail(graph, group_id, "cycle %d: ring token {%d, %d} (%llu bytes), expected {%d, %d}", cycle,
+                got[0], got[1], (unsigned long long)bytes, cycle, previous);
     }
   }
 

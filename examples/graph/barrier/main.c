@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "app_memory.h"
-#include "graph_example.h"
 #include "barrier_task.h"
+#include "graph_example.h"
 
 static TakyonGraph *L_graph = NULL;
 static int L_cycles = 0;
@@ -31,7 +31,8 @@ static void *thread_entry_function(void *user_data) {
   int group_id = thread_info->group_id;
 
   // 3A: create this instance's endpoint of every path it is on
-  if (!takyonCreateGroupPaths(L_graph, group_id)) graphFailExtension(L_graph, group_id, "takyonCreateGroupPaths");
+  if (!takyonCreateGroupPaths(L_graph, group_id))
+    graphFailExtension(L_graph, group_id, "takyonCreateGroupPaths");
 
   // 3B: run the group's task
   TakyonGroup *group = takyonGetGroup(L_graph, group_id);
@@ -42,7 +43,8 @@ static void *thread_entry_function(void *user_data) {
   }
 
   // 3C: destroy the paths
-  if (!takyonDestroyGroupPaths(L_graph, group_id)) graphFailExtension(L_graph, group_id, "takyonDestroyGroupPaths");
+  if (!takyonDestroyGroupPaths(L_graph, group_id))
+    graphFailExtension(L_graph, group_id, "takyonDestroyGroupPaths");
   return NULL;
 }
 

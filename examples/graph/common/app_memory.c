@@ -12,7 +12,9 @@ void *appAllocateMemory(const char *name, const char *where, uint64_t bytes, voi
   if (strcmp(where, "CPU") == 0) {
     // Ordinary CPU memory
     void *addr = malloc((size_t)bytes);
-    if (addr == NULL) fprintf(stderr, "appAllocateMemory: no memory for buffer '%s' (%llu bytes)\n", name, (unsigned long long)bytes);
+    if (addr == NULL)
+      fprintf(stderr, "appAllocateMemory: no memory for buffer '%s' (%llu bytes)\n", name,
+              (unsigned long long)bytes);
     return addr;
   }
   if (strcmp(where, "MMAP") == 0) {
@@ -29,10 +31,12 @@ void *appAllocateMemory(const char *name, const char *where, uint64_t bytes, voi
   }
   if (strncmp(where, "CUDA:", 5) == 0) {
     // A CUDA build would do cudaSetDevice(n) and cudaMalloc() here.
-    fprintf(stderr, "appAllocateMemory: buffer '%s' wants '%s', but this example is built without CUDA\n", name, where);
+    fprintf(stderr, "appAllocateMemory: buffer '%s' wants '%s', but this example is built without CUDA\n",
+            name, where);
     return NULL;
   }
-  fprintf(stderr, "appAllocateMemory: buffer '%s': unknown Where '%s' (CPU, MMAP or CUDA:<n>)\n", name, where);
+  fprintf(stderr, "appAllocateMemory: buffer '%s': unknown Where '%s' (CPU, MMAP or CUDA:<n>)\n", name,
+          where);
   return NULL;
 }
 

@@ -37,7 +37,8 @@ void graphParseCommandLine(int argc, char **argv, int default_cycles, int *proce
             "  process_id '-': this process's rank from its launcher (takyon-run, mpirun, srun)\n",
             argv[0], default_cycles);
     if (argc >= 3 && strcmp(argv[1], "-") == 0 && process_id < 0) {
-      fprintf(stderr, "  (no TAKYON_RUN_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID in the environment)\n");
+      fprintf(stderr,
+              "  (no TAKYON_RUN_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID in the environment)\n");
     }
     exit(EXIT_FAILURE);
   }
@@ -77,7 +78,8 @@ void graphSend(TakyonGraph *graph, int group_id, TakyonPath *path, int buffer, u
     graphFail(graph, group_id, "takyonSend(%s, buffer %d): %s", path->attrs.interconnect, buffer,
               path->attrs.error_message != NULL ? path->attrs.error_message : "(no message)");
   }
-  if (timed_out) graphFail(graph, group_id, "takyonSend(%s, buffer %d) timed out", path->attrs.interconnect, buffer);
+  if (timed_out)
+    graphFail(graph, group_id, "takyonSend(%s, buffer %d) timed out", path->attrs.interconnect, buffer);
 }
 
 void graphRecv(TakyonGraph *graph, int group_id, TakyonPath *path, int buffer, uint64_t *bytes_ret,
@@ -87,5 +89,6 @@ void graphRecv(TakyonGraph *graph, int group_id, TakyonPath *path, int buffer, u
     graphFail(graph, group_id, "takyonRecv(%s, buffer %d): %s", path->attrs.interconnect, buffer,
               path->attrs.error_message != NULL ? path->attrs.error_message : "(no message)");
   }
-  if (timed_out) graphFail(graph, group_id, "takyonRecv(%s, buffer %d) timed out", path->attrs.interconnect, buffer);
+  if (timed_out)
+    graphFail(graph, group_id, "takyonRecv(%s, buffer %d) timed out", path->attrs.interconnect, buffer);
 }

@@ -74,7 +74,8 @@ static void *thread_entry_function(void *user_data) {
   int group_id = thread_info->group_id;
 
   // 3A: create this instance's endpoint of every path it is on
-  if (!takyonCreateGroupPaths(L_graph, group_id)) graphFailExtension(L_graph, group_id, "takyonCreateGroupPaths");
+  if (!takyonCreateGroupPaths(L_graph, group_id))
+    graphFailExtension(L_graph, group_id, "takyonCreateGroupPaths");
 
   // 3B: run the group's task
   TakyonGroup *group = takyonGetGroup(L_graph, group_id);
@@ -85,7 +86,8 @@ static void *thread_entry_function(void *user_data) {
   }
 
   // 3C: destroy the paths
-  if (!takyonDestroyGroupPaths(L_graph, group_id)) graphFailExtension(L_graph, group_id, "takyonDestroyGroupPaths");
+  if (!takyonDestroyGroupPaths(L_graph, group_id))
+    graphFailExtension(L_graph, group_id, "takyonDestroyGroupPaths");
   return NULL;
 }
 

@@ -24,9 +24,15 @@
 
 #define MAX_VALUES 256
 
-static uint32_t count(int cycle) { return 64 + (uint32_t)(cycle * 37) % (MAX_VALUES - 63); }  // 64 .. 256
-static uint32_t generate(int cycle, uint32_t i) { return (uint32_t)cycle * 65536u + i; }
-static uint32_t transform(int stage, uint32_t v) { return v * 3u + (uint32_t)stage; }  // mod 2^32
+static uint32_t count(int cycle) {
+  return 64 + (uint32_t)(cycle * 37) % (MAX_VALUES - 63);
+}  // 64 .. 256
+static uint32_t generate(int cycle, uint32_t i) {
+  return (uint32_t)cycle * 65536u + i;
+}
+static uint32_t transform(int stage, uint32_t v) {
+  return v * 3u + (uint32_t)stage;
+}  // mod 2^32
 
 void pipelineTask(TakyonGraph *graph, int group_id, int ncycles) {
   TakyonCollectiveOne2One *pipeline = takyonGetOne2One(graph, "pipeline", group_id);
@@ -36,13 +42,15 @@ void pipelineTask(TakyonGraph *graph, int group_id, int ncycles) {
               pipeline->num_dest_paths, pipeline->num_src_paths);
   }
   int stage = takyonGetGroupInstance(graph, group_id);
-  TakyonPath *in = pipeline->num_dest_paths == 1 ? pipeline->dest_path_list[0] : NULL;   // NULL: first stage
+  TakyonPath *in = pipeline->num_dest_paths == 1 ? pipeline->dest_path_list[0] : NULL;  // NULL: first stage
   TakyonPath *out = pipeline->num_src_paths == 1 ? pipeline->src_path_list[0] : NULL;   // NULL: last stage
   TakyonPath *any = in != NULL ? in : out;
   if (any == NULL) graphFail(graph, group_id, "this stage has no path");
   int nbufs = any->attrs.nbufs_AtoB;
-  if (out != NULL && (out->attrs.nbufs_BtoA != nbufs || out->attrs.sender_max_bytes_list[0] < MAX_VALUES * sizeof(uint32_t))) {
-    graphFail(graph, group_id, "each pipeline path needs as many buffers B to A as A to B, of %d values", MAX_VALUES);
+  if (out != NULL && (out->attrs.nbufs_BtoA != nbufs ||
+                      out->attrs.sender_max_bytes_list[0] < MAX_VALUES * sizeof(uint32_t))) {
+    graphFail(graph, group_id, "each pipeline path needs as many buffers B to A as A to B, of %d values",
+              MAX_VALUES);
   }
 
   for (int cycle = 0; cycle < ncycles; cycle++) {
@@ -55,8 +63,8 @@ void pipelineTask(TakyonGraph *graph, int group_id, int ncycles) {
       uint64_t bytes = 0, offset = 0;
       graphRecv(graph, group_id, in, buffer, &bytes, &offset);
       if (bytes != n * sizeof(uint32_t) || offset != 0) {
-        graphFail(graph, group_id, "cycle %d: received %llu bytes at offset %llu, expected %u values at 0", cycle,
-                  (unsigned long long)bytes, (unsigned long long)offset, n);
+        graphFail(graph, group_id, "cycle %d: received %llu bytes at offset %llu, expected %u values at 0",
+                  cycle, (unsigned long long)bytes, (unsigned long long)offset, n);
       }
       input = (const uint32_t *)in->attrs.recver_addr_list[buffer];
     }
@@ -65,7 +73,8 @@ void pipelineTask(TakyonGraph *graph, int group_id, int ncycles) {
       // Wait until the next stage has freed this buffer (it has, the first nbufs times)
       if (cycle >= nbufs) graphRecv(graph, group_id, out, buffer, NULL, NULL);
       uint32_t *output = (uint32_t *)out->attrs.sender_addr_list[buffer];
-      for (uint32_t i = 0; i < n; i++) output[i] = in == NULL ? generate(cycle, i) : transform(stage, input[i]);
+      for (uint32_t i = 0; i < n; i++)
+        output[i] = in == NULL ? generate(cycle, i) : transform(stage, input[i]);
       graphSend(graph, group_id, out, buffer, n * sizeof(uint32_t), 0, 0);
     } else {
       // The last stage: transform too, then check every value against the whole chain
@@ -86,10 +95,13 @@ void pipelineTask(TakyonGraph *graph, int group_id, int ncycles) {
   // Collect the last "buffer free" messages, so no message is left in flight when the paths go
   if (out != NULL) {
     int first = ncycles > nbufs ? ncycles - nbufs : 0;
-    for (int cycle = first; cycle < ncycles; cycle++) graphRecv(graph, group_id, out, cycle % nbufs, NULL, NULL);
+    for (int cycle = first; cycle < ncycles; cycle++)
+      graphRecv(graph, group_id, out, cycle % nbufs, NULL, NULL);
   }
 
   takyonOne2OneFinalize(pipeline);
   printf("stage[%d]: %d messages %s\n", stage, ncycles,
-         in == NULL ? "generated" : out == NULL ? "checked" : "transformed and passed on");
+         in == NULL    ? "generated"
+         : out == NULL ? "checked"
+                       : "transformed and passed on");
 }

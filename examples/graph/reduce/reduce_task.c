@@ -62,8 +62,8 @@ static void checkResult(TakyonGraph *graph, int group_id, const int64_t *result,
       }
     }
     if (result[i] != expected) {
-      graphFail(graph, group_id, "cycle %d: %s[%d] = %" PRId64 ", expected %" PRId64, cycle, is_max ? "max" : "sum", i,
-                result[i], expected);
+      graphFail(graph, group_id, "cycle %d: %s[%d] = %" PRId64 ", expected %" PRId64, cycle,
+                is_max ? "max" : "sum", i, result[i], expected);
     }
   }
 }
@@ -78,8 +78,10 @@ void reduceTask(TakyonGraph *graph, int group_id, int ncycles) {
 
   // Every path of the tree needs buffers 0 and 1 both ways, each large enough for the values
   TakyonPath *path = is_root ? reduce->child_path_list[0] : reduce->parent_path;
-  if (path->attrs.nbufs_AtoB < 2 || path->attrs.nbufs_BtoA < 2 || path->attrs.sender_max_bytes_list[0] < bytes) {
-    graphFail(graph, group_id, "the reduce paths need 2 buffers each way of at least %llu bytes", (unsigned long long)bytes);
+  if (path->attrs.nbufs_AtoB < 2 || path->attrs.nbufs_BtoA < 2 ||
+      path->attrs.sender_max_bytes_list[0] < bytes) {
+    graphFail(graph, group_id, "the reduce paths need 2 buffers each way of at least %llu bytes",
+              (unsigned long long)bytes);
   }
 
   for (int cycle = 0; cycle < ncycles; cycle++) {
@@ -115,5 +117,6 @@ void reduceTask(TakyonGraph *graph, int group_id, int ncycles) {
   }
 
   takyonReduceFinalize(reduce);
-  printf("node[%d]: %d max and %d sum reductions checked%s\n", instance, ncycles, ncycles, is_root ? " (root)" : "");
+  printf("node[%d]: %d max and %d sum reductions checked%s\n", instance, ncycles, ncycles,
+         is_root ? " (root)" : "");
 }

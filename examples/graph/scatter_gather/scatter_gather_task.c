@@ -24,8 +24,12 @@
 
 #include "graph_example.h"
 
-static uint32_t input(int cycle, uint64_t k) { return (uint32_t)cycle * 100003u + (uint32_t)k; }
-static uint32_t process(uint32_t v) { return v * 2u + 1u; }  // the workers' "processing"
+static uint32_t input(int cycle, uint64_t k) {
+  return (uint32_t)cycle * 100003u + (uint32_t)k;
+}
+static uint32_t process(uint32_t v) {
+  return v * 2u + 1u;
+}  // the workers' "processing"
 
 void rootTask(TakyonGraph *graph, int group_id, int ncycles) {
   TakyonScatterSrc *scatter = takyonGetScatterSrc(graph, "scatter", group_id);
@@ -33,7 +37,8 @@ void rootTask(TakyonGraph *graph, int group_id, int ncycles) {
   TakyonGatherDest *gather = takyonGetGatherDest(graph, "gather", group_id);
   if (gather == NULL) graphFailExtension(graph, group_id, "takyonGetGatherDest(\"gather\")");
   int nworkers = scatter->npaths;
-  if (gather->npaths != nworkers) graphFail(graph, group_id, "scatter has %d paths, gather %d", nworkers, gather->npaths);
+  if (gather->npaths != nworkers)
+    graphFail(graph, group_id, "scatter has %d paths, gather %d", nworkers, gather->npaths);
 
   // The contiguous buffers behind every path (the graph's Buffers 'scatter' and 'gather')
   uint32_t *send_values = (uint32_t *)scatter->path_list[0]->attrs.sender_addr_list[0];
@@ -69,18 +74,20 @@ void rootTask(TakyonGraph *graph, int group_id, int ncycles) {
     }
 
     // Gather every worker's result into the gather buffer and check it all
-    if (!takyonGatherRecv(gather, 0, nbytes_list, offset_list)) graphFailExtension(graph, group_id, "takyonGatherRecv");
+    if (!takyonGatherRecv(gather, 0, nbytes_list, offset_list))
+      graphFailExtension(graph, group_id, "takyonGatherRecv");
     for (int i = 0; i < nworkers; i++) {
       if (nbytes_list[i] != part || offset_list[i] != (uint64_t)i * part) {
-        graphFail(graph, group_id, "cycle %d: worker %d's part is %llu bytes at offset %llu, expected %llu at %llu", cycle, i,
-                  (unsigned long long)nbytes_list[i], (unsigned long long)offset_list[i], (unsigned long long)part,
-                  (unsigned long long)((uint64_t)i * part));
+        graphFail(graph, group_id,
+                  "cycle %d: worker %d's part is %llu bytes at offset %llu, expected %llu at %llu", cycle, i,
+                  (unsigned long long)nbytes_list[i], (unsigned long long)offset_list[i],
+                  (unsigned long long)part, (unsigned long long)((uint64_t)i * part));
       }
     }
     for (uint64_t k = 0; k < nvalues; k++) {
       if (gathered[k] != process(input(cycle, k))) {
-        graphFail(graph, group_id, "cycle %d: gathered value %llu is %u, expected %u", cycle, (unsigned long long)k,
-                  gathered[k], process(input(cycle, k)));
+        graphFail(graph, group_id, "cycle %d: gathered value %llu is %u, expected %u", cycle,
+                  (unsigned long long)k, gathered[k], process(input(cycle, k)));
       }
     }
   }
@@ -101,8 +108,8 @@ void workerTask(TakyonGraph *graph, int group_id, int ncycles) {
   if (gather == NULL) graphFailExtension(graph, group_id, "takyonGetGatherSrc(\"gather\")");
   int index = scatter->path_index;  // this worker's part, also its place in the gather
   if (gather->path_index != index) {
-    graphFail(graph, group_id, "scatter index %d but gather index %d: list the paths in the same order", index,
-              gather->path_index);
+    graphFail(graph, group_id, "scatter index %d but gather index %d: list the paths in the same order",
+              index, gather->path_index);
   }
   uint64_t part = scatter->path->attrs.recver_max_bytes_list[0];
   uint64_t values_per_part = part / sizeof(uint32_t);
@@ -112,7 +119,8 @@ void workerTask(TakyonGraph *graph, int group_id, int ncycles) {
   for (int cycle = 0; cycle < ncycles; cycle++) {
     // Wait for this worker's part and check it
     uint64_t nbytes = 0, offset = 0;
-    if (!takyonScatterRecv(scatter, 0, &nbytes, &offset)) graphFailExtension(graph, group_id, "takyonScatterRecv");
+    if (!takyonScatterRecv(scatter, 0, &nbytes, &offset))
+      graphFailExtension(graph, group_id, "takyonScatterRecv");
     if (nbytes != part || offset != 0) {
       graphFail(graph, group_id, "cycle %d: received %llu bytes at offset %llu, expected %llu at 0", cycle,
                 (unsigned long long)nbytes, (unsigned long long)offset, (unsigned long long)part);
@@ -120,8 +128,8 @@ void workerTask(TakyonGraph *graph, int group_id, int ncycles) {
     for (uint64_t j = 0; j < values_per_part; j++) {
       uint32_t expected = input(cycle, (uint64_t)index * values_per_part + j);
       if (received[j] != expected) {
-        graphFail(graph, group_id, "cycle %d: value %llu of my part is %u, expected %u", cycle, (unsigned long long)j,
-                  received[j], expected);
+        graphFail(graph, group_id, "cycle %d: value %llu of my part is %u, expected %u", cycle,
+                  (unsigned long long)j, received[j], expected);
       }
       // Process it into the gather send buffer
       result[j] = process(received[j]);

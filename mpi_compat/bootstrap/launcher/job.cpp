@@ -170,7 +170,8 @@ void Job::remove_rank_segments() const {
   for (const char* provider : {"InterProcessMemcpy", "InterProcessPointer"}) {
     for (int lo = 0; lo < n; ++lo) {
       for (int hi = lo + 1; hi < n; ++hi) {
-        const uint32_t id = base + static_cast<uint32_t>(lo) * static_cast<uint32_t>(n) + static_cast<uint32_t>(hi);
+        const uint32_t id =
+            base + static_cast<uint32_t>(lo) * static_cast<uint32_t>(n) + static_cast<uint32_t>(hi);
         for (const char* side : {"-A", "-B"}) {
           const std::string name = prefix + provider + "-" + std::to_string(id) + side;
           (void)::shm_unlink(name.c_str());

@@ -16,9 +16,9 @@ enum class BindTo { kAuto, kNone, kCore };
 struct Options {
   int nranks = 0;
   BindTo bind_to = BindTo::kAuto;
-  double timeout_s = 0;           ///< 0: no limit (--timeout, else MPIEXEC_TIMEOUT)
+  double timeout_s = 0;                    ///< 0: no limit (--timeout, else MPIEXEC_TIMEOUT)
   const char* timeout_from = "--timeout";  ///< where timeout_s came from, for the messages
-  std::vector<std::string> argv;  ///< the program and its arguments
+  std::vector<std::string> argv;           ///< the program and its arguments
 };
 
 /// A command line takyon-run cannot run; the message says why in one line.

@@ -69,7 +69,8 @@ void check_tag(const char* fn, int tag, bool any_ok) {
 
 }  // namespace
 
-P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                        MPI_Comm comm) {
   P2pArgs a;
   a.comm = &check_comm(comm, fn);
   check_buffer(fn, buf, count, dt, a);
@@ -81,7 +82,8 @@ P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype
   return a;
 }
 
-P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag,
+                        MPI_Comm comm) {
   P2pArgs a;
   a.comm = &check_comm(comm, fn);
   check_buffer(fn, buf, count, dt, a);
@@ -158,7 +160,8 @@ Request* check_request(MPI_Request h, const char* fn, const char* arg) {
   if (h == MPI_REQUEST_NULL) return nullptr;
   check_initialized(fn);
   if (!engine().requests().owns_live(h)) {
-    fail(MPI_ERR_REQUEST, fn, std::string("invalid request (argument ") + arg + "): not a live request handle");
+    fail(MPI_ERR_REQUEST, fn,
+         std::string("invalid request (argument ") + arg + "): not a live request handle");
   }
   return reinterpret_cast<Request*>(h);
 }
@@ -200,7 +203,8 @@ void set_status(MPI_Status* s, const Request& r) {
 
 std::string truncation_message(const char* fn, const Request& r) {
   if (r.kind == RequestKind::kColl) return std::string(fn) + ": " + take_nonblocking_error(&r);
-  return std::string(fn) + ": message truncated: " + std::to_string(r.sent_bytes) + " bytes arrived from rank " +
+  return std::string(fn) + ": message truncated: " + std::to_string(r.sent_bytes) +
+         " bytes arrived from rank " +
          std::to_string(from_world(*static_cast<const CommInfo*>(r.comm), r.status_source)) + " (tag " +
          std::to_string(r.status_tag) + "), the buffer holds " + std::to_string(r.bytes);
 }

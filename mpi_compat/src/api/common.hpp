@@ -31,8 +31,10 @@ struct P2pArgs {
 };
 
 /// The full checks behind check_send / check_recv (any communicator and datatype; errors named).
-P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
-P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm);
+P2pArgs check_send_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                        MPI_Comm comm);
+P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype dt, int source, int tag,
+                        MPI_Comm comm);
 
 /// The common case of a send or receive, checked inline (a blocking send's checks are on the
 /// critical path of every ping-pong hop, ~5 ns of 160 as calls): MPI_COMM_WORLD after MPI_Init, a
@@ -102,7 +104,9 @@ inline char* data_at(const void* buf, MPI_Aint lb) {
   return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(lb));
 }
 
-inline MPI_Request to_handle(Request* r) { return reinterpret_cast<MPI_Request>(r); }
+inline MPI_Request to_handle(Request* r) {
+  return reinterpret_cast<MPI_Request>(r);
+}
 /// The live request behind a handle; nullptr for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST otherwise.
 Request* check_request(MPI_Request h, const char* fn, const char* arg);
 
@@ -126,7 +130,9 @@ inline void set_proc_null_status(MPI_Status* s) {
 /// What a completed request reports (status may be MPI_STATUS_IGNORE).
 void set_status(MPI_Status* s, const Request& r);
 /// MPI_ERR_TRUNCATE for a truncated receive, else MPI_SUCCESS.
-inline int request_error(const Request& r) { return r.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS; }
+inline int request_error(const Request& r) {
+  return r.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
 /// "MPI_Recv: message truncated: 100 bytes arrived from rank 1 (tag 5), the buffer holds 40"
 std::string truncation_message(const char* fn, const Request& r);
 

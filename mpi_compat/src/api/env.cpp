@@ -72,7 +72,9 @@ extern "C" int PMPI_Finalize(void) {
   return guarded("MPI_Finalize", MPI_COMM_WORLD, [&] {
     check_initialized("MPI_Finalize");
     int rc = delete_attrs(*find_comm(MPI_COMM_SELF));  // MPI: SELF's attributes go first, LIFO
-    if (rc != MPI_SUCCESS) fail(rc, "MPI_Finalize", "an MPI_COMM_SELF attribute delete callback returned error code " + std::to_string(rc));
+    if (rc != MPI_SUCCESS)
+      fail(rc, "MPI_Finalize",
+           "an MPI_COMM_SELF attribute delete callback returned error code " + std::to_string(rc));
     wait_buffered_sends();
     barrier(*find_comm(MPI_COMM_WORLD));  // progressing: peers still receiving from us get their data
     runtime_finalize();
@@ -82,8 +84,10 @@ extern "C" int PMPI_Finalize(void) {
 TAKYON_MPI_WEAK_ALIAS(Finalize)
 
 extern "C" int PMPI_Abort(MPI_Comm /*comm*/, int errorcode) {
-  std::fprintf(stderr, "takyon-mpi: rank %d called MPI_Abort with error code %d\n", world_rank_or_minus1(), errorcode);
-  abort_job(errorcode, "MPI_Abort(" + std::to_string(errorcode) + ") on rank " + std::to_string(world_rank_or_minus1()));
+  std::fprintf(stderr, "takyon-mpi: rank %d called MPI_Abort with error code %d\n", world_rank_or_minus1(),
+               errorcode);
+  abort_job(errorcode,
+            "MPI_Abort(" + std::to_string(errorcode) + ") on rank " + std::to_string(world_rank_or_minus1()));
 }
 TAKYON_MPI_WEAK_ALIAS(Abort)
 
@@ -119,7 +123,8 @@ TAKYON_MPI_WEAK_ALIAS(Get_version)
 
 extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
   return guarded("MPI_Get_library_version", MPI_COMM_WORLD, [&] {
-    if (version == nullptr || resultlen == nullptr) fail(MPI_ERR_ARG, "MPI_Get_library_version", "NULL argument");
+    if (version == nullptr || resultlen == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Get_library_version", "NULL argument");
     copy_out(kLibraryVersion, version, resultlen, MPI_MAX_LIBRARY_VERSION_STRING);
     return MPI_SUCCESS;
   });
@@ -151,13 +156,16 @@ extern "C" double PMPI_Wtick(void) {
 }
 TAKYON_MPI_WEAK_ALIAS(Wtick)
 
-extern "C" int PMPI_Pcontrol(const int /*level*/, ...) { return MPI_SUCCESS; }
+extern "C" int PMPI_Pcontrol(const int /*level*/, ...) {
+  return MPI_SUCCESS;
+}
 TAKYON_MPI_WEAK_ALIAS(Pcontrol)
 
 extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return guarded("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
     check_info_arg(info, "MPI_Alloc_mem");  // hints are ignored
-    if (size < 0) fail(MPI_ERR_ARG, "MPI_Alloc_mem", "negative size " + std::to_string(size) + " (argument size)");
+    if (size < 0)
+      fail(MPI_ERR_ARG, "MPI_Alloc_mem", "negative size " + std::to_string(size) + " (argument size)");
     if (baseptr == nullptr) fail(MPI_ERR_ARG, "MPI_Alloc_mem", "baseptr is NULL");
     void* p = nullptr;
     if (posix_memalign(&p, 4096, size == 0 ? 1 : std::size_t(size)) != 0) {
@@ -202,8 +210,12 @@ extern "C" int PMPI_Get_address(const void* location, MPI_Aint* address) {
 }
 TAKYON_MPI_WEAK_ALIAS(Get_address)
 
-extern "C" MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+extern "C" MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  return base + disp;
+}
 TAKYON_MPI_WEAK_ALIAS(Aint_add)
 
-extern "C" MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+extern "C" MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  return addr1 - addr2;
+}
 TAKYON_MPI_WEAK_ALIAS(Aint_diff)

@@ -128,7 +128,8 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_er
                                            MPI_Errhandler* errhandler) {
   return guarded("MPI_Comm_create_errhandler", MPI_COMM_WORLD, [&] {
     check_initialized("MPI_Comm_create_errhandler");
-    if (comm_errhandler_fn == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", "the function is NULL");
+    if (comm_errhandler_fn == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", "the function is NULL");
     if (errhandler == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", "errhandler is NULL");
     *errhandler = create_user_errhandler(comm_errhandler_fn);
     return MPI_SUCCESS;

@@ -140,7 +140,8 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
 }
 TAKYON_MPI_WEAK_ALIAS(Mprobe)
 
-extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                          MPI_Status* status) {
   return guarded("MPI_Mrecv", comm_of(message), [&] {
     P2pArgs a;
     Message* m = find("MPI_Mrecv", buf, count, datatype, message, a);

@@ -35,8 +35,8 @@ bool send_eager_now(const P2pArgs& a, const void* buf) {
 }
 
 /// Runs a send to completion (blocking send semantics for `mode`).
-int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                  SendMode mode) {
+int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                  MPI_Comm comm, SendMode mode) {
   P2pArgs a = check_send(fn, buf, count, dt, dest, tag, comm);
   if (a.null_proc) return MPI_SUCCESS;
   Engine& e = engine();
@@ -64,7 +64,8 @@ void check_bsend_room(const char* fn, const P2pArgs& a) {
   if (a.bytes + MPI_BSEND_OVERHEAD > std::size_t(g_bsend.size)) {
     fail(MPI_ERR_BUFFER, fn,
          "message of " + std::to_string(a.bytes) + " bytes does not fit the attached buffer of " +
-             std::to_string(g_bsend.size) + " bytes (MPI_BSEND_OVERHEAD is " + std::to_string(MPI_BSEND_OVERHEAD) + ")");
+             std::to_string(g_bsend.size) + " bytes (MPI_BSEND_OVERHEAD is " +
+             std::to_string(MPI_BSEND_OVERHEAD) + ")");
   }
 }
 
@@ -80,7 +81,8 @@ Request* make_owning_send(const P2pArgs& a, const void* buf, MPI_Datatype dt, Se
   return r;
 }
 
-/// MPI_Bsend / MPI_Ibsend: the data is copied at once, so the send completes locally whatever the receiver does.
+/// MPI_Bsend / MPI_Ibsend: the data is copied at once, so the send completes locally whatever the receiver
+/// does.
 Request* make_buffered(const char* fn, const P2pArgs& a, const void* buf, MPI_Datatype dt) {
   check_bsend_room(fn, a);
   return make_owning_send(a, buf, dt, SendMode::kBuffered);
@@ -143,25 +145,32 @@ void wait_buffered_sends() {
 
 using namespace takyon::mpi;
 
-extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Send", comm,
-                 [&] { return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm, SendMode::kStandard); });
+extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return guarded("MPI_Send", comm, [&] {
+    return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm, SendMode::kStandard);
+  });
 }
 TAKYON_MPI_WEAK_ALIAS(Send)
 
-extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Ssend", comm,
-                 [&] { return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, SendMode::kSync); });
+extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return guarded("MPI_Ssend", comm, [&] {
+    return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, SendMode::kSync);
+  });
 }
 TAKYON_MPI_WEAK_ALIAS(Ssend)
 
-extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Rsend", comm,
-                 [&] { return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, SendMode::kReady); });
+extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return guarded("MPI_Rsend", comm, [&] {
+    return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, SendMode::kReady);
+  });
 }
 TAKYON_MPI_WEAK_ALIAS(Rsend)
 
-extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
   return guarded("MPI_Bsend", comm, [&] {
     P2pArgs a = check_send("MPI_Bsend", buf, count, datatype, dest, tag, comm);
     if (a.null_proc) return MPI_SUCCESS;
@@ -179,8 +188,10 @@ TAKYON_MPI_WEAK_ALIAS(Bsend)
 extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
   return guarded("MPI_Buffer_attach", MPI_COMM_WORLD, [&] {
     if (g_bsend.addr != nullptr) fail(MPI_ERR_BUFFER, "MPI_Buffer_attach", "a buffer is already attached");
-    if (size < 0) fail(MPI_ERR_ARG, "MPI_Buffer_attach", "negative size " + std::to_string(size) + " (argument size)");
-    if (buffer == nullptr && size > 0) fail(MPI_ERR_BUFFER, "MPI_Buffer_attach", "buffer is NULL (argument buffer)");
+    if (size < 0)
+      fail(MPI_ERR_ARG, "MPI_Buffer_attach", "negative size " + std::to_string(size) + " (argument size)");
+    if (buffer == nullptr && size > 0)
+      fail(MPI_ERR_BUFFER, "MPI_Buffer_attach", "buffer is NULL (argument buffer)");
     g_bsend = {buffer, size};
     return MPI_SUCCESS;
   });
@@ -219,24 +230,24 @@ extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int
 }
 TAKYON_MPI_WEAK_ALIAS(Isend)
 
-extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                           MPI_Request* request) {
+extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Issend", comm, [&] {
     return start_isend("MPI_Issend", buf, count, datatype, dest, tag, comm, SendMode::kSync, request);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Issend)
 
-extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                           MPI_Request* request) {
+extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Irsend", comm, [&] {
     return start_isend("MPI_Irsend", buf, count, datatype, dest, tag, comm, SendMode::kReady, request);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Irsend)
 
-extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                           MPI_Request* request) {
+extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Ibsend", comm, [&] {
     if (request == nullptr) fail(MPI_ERR_REQUEST, "MPI_Ibsend", "request is NULL (argument request)");
     P2pArgs a = check_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm);
@@ -285,8 +296,8 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
 }
 TAKYON_MPI_WEAK_ALIAS(Sendrecv)
 
-extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                                     int recvtag, MPI_Comm comm, MPI_Status* status) {
+extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                     int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return guarded("MPI_Sendrecv_replace", comm, [&] {
     P2pArgs s = check_send("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, comm);
     P2pArgs r = check_recv("MPI_Sendrecv_replace", buf, count, datatype, source, recvtag, comm);

@@ -22,7 +22,8 @@ int send_init(const char* fn, const void* buf, int count, MPI_Datatype dt, int d
 void start(const char* fn, MPI_Request handle, const char* arg) {
   Request* r = check_request(handle, fn, arg);
   if (r == nullptr) fail(MPI_ERR_REQUEST, fn, std::string("MPI_REQUEST_NULL (argument ") + arg + ")");
-  if (!r->persistent) fail(MPI_ERR_REQUEST, fn, std::string("not a persistent request (argument ") + arg + ")");
+  if (!r->persistent)
+    fail(MPI_ERR_REQUEST, fn, std::string("not a persistent request (argument ") + arg + ")");
   if (r->active) fail(MPI_ERR_REQUEST, fn, std::string("request is already active (argument ") + arg + ")");
   prepare_start(*r);
   if (r->kind == RequestKind::kRecv) {
@@ -37,24 +38,24 @@ void start(const char* fn, MPI_Request handle, const char* arg) {
 
 using namespace takyon::mpi;
 
-extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                              MPI_Request* request) {
+extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Send_init", comm, [&] {
     return send_init("MPI_Send_init", buf, count, datatype, dest, tag, comm, SendMode::kStandard, request);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Send_init)
 
-extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                               MPI_Request* request) {
+extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Ssend_init", comm, [&] {
     return send_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, SendMode::kSync, request);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Ssend_init)
 
-extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                               MPI_Request* request) {
+extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Rsend_init", comm, [&] {
     return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, SendMode::kReady, request);
   });
@@ -62,8 +63,8 @@ extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype
 TAKYON_MPI_WEAK_ALIAS(Rsend_init)
 
 // A persistent buffered send behaves as a standard one: the caller keeps the buffer until Wait.
-extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                               MPI_Request* request) {
+extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request* request) {
   return guarded("MPI_Bsend_init", comm, [&] {
     return send_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, SendMode::kStandard, request);
   });
@@ -94,8 +95,10 @@ TAKYON_MPI_WEAK_ALIAS(Start)
 
 extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   return guarded("MPI_Startall", MPI_COMM_WORLD, [&] {
-    if (count < 0) fail(MPI_ERR_COUNT, "MPI_Startall", "invalid count " + std::to_string(count) + " (argument count)");
-    if (count > 0 && array_of_requests == nullptr) fail(MPI_ERR_REQUEST, "MPI_Startall", "array_of_requests is NULL");
+    if (count < 0)
+      fail(MPI_ERR_COUNT, "MPI_Startall", "invalid count " + std::to_string(count) + " (argument count)");
+    if (count > 0 && array_of_requests == nullptr)
+      fail(MPI_ERR_REQUEST, "MPI_Startall", "array_of_requests is NULL");
     for (int i = 0; i < count; ++i) {
       std::string arg = "array_of_requests[" + std::to_string(i) + "]";
       start("MPI_Startall", array_of_requests[i], arg.c_str());

@@ -9,7 +9,9 @@
 namespace takyon::mpi {
 namespace {
 
-MPI_Comm comm_of(const Request* r) { return static_cast<const CommInfo*>(r->comm)->handle; }
+MPI_Comm comm_of(const Request* r) {
+  return static_cast<const CommInfo*>(r->comm)->handle;
+}
 
 MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : statuses + i;
@@ -37,7 +39,9 @@ std::vector<Request*> check_requests(const char* fn, int count, MPI_Request* han
 }
 
 /// Finishes request i of an array: its status, its release; returns its error code.
-int finish_at(MPI_Request* handles, int i, MPI_Status* status) { return finish_request(&handles[i], status); }
+int finish_at(MPI_Request* handles, int i, MPI_Status* status) {
+  return finish_request(&handles[i], status);
+}
 
 int finish_one(const char* fn, MPI_Request* handle, MPI_Status* status) {
   auto* r = reinterpret_cast<Request*>(*handle);
@@ -153,7 +157,8 @@ extern "C" int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* ind
 }
 TAKYON_MPI_WEAK_ALIAS(Waitany)
 
-extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
+                            MPI_Status* status) {
   return guarded("MPI_Testany", MPI_COMM_WORLD, [&] {
     if (index == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "MPI_Testany", "index or flag is NULL");
     std::vector<Request*> reqs = check_requests("MPI_Testany", count, array_of_requests);
@@ -203,7 +208,8 @@ extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Stat
 }
 TAKYON_MPI_WEAK_ALIAS(Waitall)
 
-extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
+                            MPI_Status array_of_statuses[]) {
   return guarded("MPI_Testall", MPI_COMM_WORLD, [&] {
     if (flag == nullptr) fail(MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
     std::vector<Request*> reqs = check_requests("MPI_Testall", count, array_of_requests);
@@ -236,7 +242,8 @@ namespace {
 
 int some(const char* fn, bool block, int incount, MPI_Request* handles, int* outcount, int* indices,
          MPI_Status* statuses) {
-  if (outcount == nullptr || (incount > 0 && indices == nullptr)) fail(MPI_ERR_ARG, fn, "outcount or indices is NULL");
+  if (outcount == nullptr || (incount > 0 && indices == nullptr))
+    fail(MPI_ERR_ARG, fn, "outcount or indices is NULL");
   std::vector<Request*> reqs = check_requests(fn, incount, handles);
   bool any_active = false;
   auto any_done = [&] {
@@ -272,18 +279,20 @@ int some(const char* fn, bool block, int incount, MPI_Request* handles, int* out
 
 }  // namespace
 
-extern "C" int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                             MPI_Status array_of_statuses[]) {
+extern "C" int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                             int array_of_indices[], MPI_Status array_of_statuses[]) {
   return guarded("MPI_Waitsome", MPI_COMM_WORLD, [&] {
-    return some("MPI_Waitsome", true, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return some("MPI_Waitsome", true, incount, array_of_requests, outcount, array_of_indices,
+                array_of_statuses);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Waitsome)
 
-extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                             MPI_Status array_of_statuses[]) {
+extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                             int array_of_indices[], MPI_Status array_of_statuses[]) {
   return guarded("MPI_Testsome", MPI_COMM_WORLD, [&] {
-    return some("MPI_Testsome", false, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return some("MPI_Testsome", false, incount, array_of_requests, outcount, array_of_indices,
+                array_of_statuses);
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Testsome)
@@ -292,9 +301,11 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   return guarded("MPI_Request_free", MPI_COMM_WORLD, [&] {
     if (request == nullptr) fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is NULL (argument request)");
     Request* r = check_request(*request, "MPI_Request_free", "request");
-    if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL (argument request)");
+    if (r == nullptr)
+      fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL (argument request)");
     if (r->kind == RequestKind::kColl) {
-      fail(MPI_ERR_REQUEST, "MPI_Request_free", "the request of a nonblocking collective cannot be freed (complete it)");
+      fail(MPI_ERR_REQUEST, "MPI_Request_free",
+           "the request of a nonblocking collective cannot be freed (complete it)");
     }
     deliver(*r);  // a completed packed receive: its data still reaches the user's buffer
     engine().free_request(r);

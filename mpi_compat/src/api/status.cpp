@@ -23,7 +23,9 @@ long long count_of(const Type& t, std::size_t bytes, bool elements) {
   return bytes % t.size == 0 ? static_cast<long long>(bytes / t.size) : -1;
 }
 
-int int_or_undefined(long long n) { return n < 0 || n > INT_MAX ? MPI_UNDEFINED : int(n); }
+int int_or_undefined(long long n) {
+  return n < 0 || n > INT_MAX ? MPI_UNDEFINED : int(n);
+}
 
 }  // namespace
 }  // namespace takyon::mpi
@@ -41,8 +43,10 @@ TAKYON_MPI_WEAK_ALIAS(Get_count)
 
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return guarded("MPI_Get_elements", MPI_COMM_WORLD, [&] {
-    if (status == nullptr || count == nullptr) fail(MPI_ERR_ARG, "MPI_Get_elements", "status or count is NULL");
-    *count = int_or_undefined(count_of(status_type("MPI_Get_elements", datatype), status_bytes(status), true));
+    if (status == nullptr || count == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Get_elements", "status or count is NULL");
+    *count =
+        int_or_undefined(count_of(status_type("MPI_Get_elements", datatype), status_bytes(status), true));
     return MPI_SUCCESS;
   });
 }
@@ -50,7 +54,8 @@ TAKYON_MPI_WEAK_ALIAS(Get_elements)
 
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return guarded("MPI_Get_elements_x", MPI_COMM_WORLD, [&] {
-    if (status == nullptr || count == nullptr) fail(MPI_ERR_ARG, "MPI_Get_elements_x", "status or count is NULL");
+    if (status == nullptr || count == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Get_elements_x", "status or count is NULL");
     long long n = count_of(status_type("MPI_Get_elements_x", datatype), status_bytes(status), true);
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
@@ -85,7 +90,8 @@ TAKYON_MPI_WEAK_ALIAS(Status_set_cancelled)
 
 extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return guarded("MPI_Test_cancelled", MPI_COMM_WORLD, [&] {
-    if (status == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "MPI_Test_cancelled", "status or flag is NULL");
+    if (status == nullptr || flag == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Test_cancelled", "status or flag is NULL");
     *flag = status->MPI_internal[2] != 0 ? 1 : 0;
     return MPI_SUCCESS;
   });

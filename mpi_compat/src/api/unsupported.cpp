@@ -8,18 +8,21 @@
 
 namespace {
 
-int unsupported(const char* fn) {
+int unsupported(const char *fn) {
   return takyon::mpi::raise_error(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION,
-                                  std::string(fn) + ": not supported by this version of libtakyon_mpi "
-                                                    "(see docs/mpi.md for what is not implemented yet)");
+                                  std::string(fn) +
+                                      ": not supported by this version of libtakyon_mpi "
+                                      "(see docs/mpi.md for what is not implemented yet)");
 }
 
 }  // namespace
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-#define TAKYON_MPI_UNSUPPORTED(name, params)                              \
-  extern "C" int PMPI_##name params { return unsupported("MPI_" #name); } \
+#define TAKYON_MPI_UNSUPPORTED(name, params) \
+  extern "C" int PMPI_##name params {        \
+    return unsupported("MPI_" #name);        \
+  }                                          \
   TAKYON_MPI_WEAK_ALIAS(name)
 
 // clang-format off

@@ -52,7 +52,7 @@ constexpr std::uint32_t what_of(Kind k, int root) {
 }
 
 std::string describe(std::uint32_t what) {
-  static const char* const names[] = {"?",          "MPI_Bcast",   "MPI_Reduce",   "MPI_Allreduce",
+  static const char* const names[] = {"?",          "MPI_Bcast",   "MPI_Reduce",    "MPI_Allreduce",
                                       "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall"};
   const std::uint32_t k = what & 0xff;
   const auto kind = Kind(k);
@@ -68,13 +68,13 @@ struct SlotState {
   const CommInfo* comm = nullptr;
   int rank = 0;
   int size = 0;
-  std::uint64_t epoch = 0;              ///< flat collectives run on `comm` so far
-  std::uint64_t all_entered = 0;        ///< every member is known to have entered this epoch
-  std::uint64_t published[2] = {0, 0};  ///< the epoch this rank last wrote buffer b in (0: never)
-  std::vector<shm::FlatArea*> areas;    ///< each member's area of the slot, by rank
-  std::vector<shm::FlatBig*> big;       ///< each member's larger buffers (slots below kFlatBigSlots)
-  std::vector<std::uint64_t> base;      ///< each member's sequence value at the first flat collective
-  std::vector<Seen> seen;               ///< reduce: what each member published (wait_seen)
+  std::uint64_t epoch = 0;                      ///< flat collectives run on `comm` so far
+  std::uint64_t all_entered = 0;                ///< every member is known to have entered this epoch
+  std::uint64_t published[2] = {0, 0};          ///< the epoch this rank last wrote buffer b in (0: never)
+  std::vector<shm::FlatArea*> areas;            ///< each member's area of the slot, by rank
+  std::vector<shm::FlatBig*> big;               ///< each member's larger buffers (slots below kFlatBigSlots)
+  std::vector<std::uint64_t> base;              ///< each member's sequence value at the first flat collective
+  std::vector<Seen> seen;                       ///< reduce: what each member published (wait_seen)
   std::vector<std::atomic<std::int32_t>*> cpu;  ///< each member's InboxHeader::cpu (barrier())
   // Two-rank barriers (meet()): this rank's and the peer's word of rank 0's meet line, and the tags
   // (world rank + 1, in the high half) each writes.
@@ -266,14 +266,18 @@ const char* data_of(const SlotState& s, int m, const Seen& v, std::uint64_t e, s
                     std::size_t bytes, const char* fn) {
   if (v.epoch != std::uint32_t(e)) {
     fail(MPI_ERR_OTHER, fn,
-         "rank " + std::to_string(m) + " published no data for this collective: its collectives are out of "
-         "step with rank " + std::to_string(s.rank) + "'s (an earlier collective failed on some ranks only, "
-         "or the ranks call collectives in different orders)");
+         "rank " + std::to_string(m) +
+             " published no data for this collective: its collectives are out of "
+             "step with rank " +
+             std::to_string(s.rank) +
+             "'s (an earlier collective failed on some ranks only, "
+             "or the ranks call collectives in different orders)");
   }
   if (v.what != what) {
     fail(MPI_ERR_OTHER, fn,
-         "rank " + std::to_string(m) + " is in " + describe(v.what) + " where rank " + std::to_string(s.rank) +
-             " is in " + describe(what) + " (the ranks call different collectives or roots)");
+         "rank " + std::to_string(m) + " is in " + describe(v.what) + " where rank " +
+             std::to_string(s.rank) + " is in " + describe(what) +
+             " (the ranks call different collectives or roots)");
   }
   if (v.bytes != bytes) {
     fail(MPI_ERR_TRUNCATE, fn,

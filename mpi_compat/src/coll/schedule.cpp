@@ -200,10 +200,12 @@ bool overlaps(const void* a, std::size_t an, const void* b, std::size_t bn) {
 
 }  // namespace
 
-bool Schedule::dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a, std::size_t skip_b) const {
+bool Schedule::dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a,
+                            std::size_t skip_b) const {
   if (scratch_of(buf, bytes) == kNotScratch) return false;
   auto reads = [&](const Step& t) {
-    std::size_t n = t.kind == Step::Kind::kReduce || t.kind == Step::Kind::kUnpack ? t.count * type_size(t.dt) : t.bytes;
+    std::size_t n =
+        t.kind == Step::Kind::kReduce || t.kind == Step::Kind::kUnpack ? t.count * type_size(t.dt) : t.bytes;
     if (t.kind == Step::Kind::kRecv) return false;
     if (overlaps(buf, bytes, t.src, n)) return true;
     return t.kind == Step::Kind::kReduce && overlaps(buf, bytes, t.dst, n);  // inout is read too

@@ -141,7 +141,8 @@ class Schedule {
   [[nodiscard]] int scratch_of(const void* buf, std::size_t bytes) const;
   /// Whether [buf, buf+bytes) is scratch memory whose contents no step reads after this round's
   /// receive `skip_a` and reduction `skip_b` (before a later receive overwrites it whole).
-  [[nodiscard]] bool dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a, std::size_t skip_b) const;
+  [[nodiscard]] bool dead_scratch(const void* buf, std::size_t bytes, std::size_t skip_a,
+                                  std::size_t skip_b) const;
   /// Fold::fn for fold_: combines arriving bytes into place.
   static void fold_data(const void* ctx, const char* data, std::size_t at, std::size_t bytes);
   /// A copy step of `kind` (kCopy or kCopyEarly); none for nothing to copy.
@@ -156,7 +157,7 @@ class Schedule {
   SmallVec<std::size_t, 16> round_end_;  ///< index into steps_ where each round ends
   std::size_t round_ = 0;                ///< the round in progress
   bool started_ = false;
-  int pipelined_ = -1;  ///< whether the receives take the bulk pipeline (-1: not decided yet)
+  int pipelined_ = -1;            ///< whether the receives take the bulk pipeline (-1: not decided yet)
   std::size_t recv_largest_ = 0;  ///< the largest receive step's bytes (the copy tuner's key)
   std::size_t recv_total_ = 0;    ///< all receive steps' bytes
   struct Inflight {

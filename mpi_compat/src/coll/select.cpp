@@ -91,14 +91,15 @@ int forced(const Forced& f, const char* fn) {
 }
 
 /// The knob that forces collective k's algorithm.
-constexpr KnobId kForcedKnob[] = {KnobId::kCollBarrier, KnobId::kCollBcast,   KnobId::kCollReduce,
-                                  KnobId::kCollAllreduce, KnobId::kCollGather, KnobId::kCollScatter,
+constexpr KnobId kForcedKnob[] = {KnobId::kCollBarrier,   KnobId::kCollBcast,   KnobId::kCollReduce,
+                                  KnobId::kCollAllreduce, KnobId::kCollGather,  KnobId::kCollScatter,
                                   KnobId::kCollAllgather, KnobId::kCollAlltoall};
 
 /// Collective k's forced choice; "shm" is the last algorithm of each.
 int forced_choice(FlatColl k, const char* fn) {
-  static const Forced f[] = {read_forced(kForcedKnob[0]), read_forced(kForcedKnob[1]), read_forced(kForcedKnob[2]),
-                             read_forced(kForcedKnob[3]), read_forced(kForcedKnob[4]), read_forced(kForcedKnob[5]),
+  static const Forced f[] = {read_forced(kForcedKnob[0]), read_forced(kForcedKnob[1]),
+                             read_forced(kForcedKnob[2]), read_forced(kForcedKnob[3]),
+                             read_forced(kForcedKnob[4]), read_forced(kForcedKnob[5]),
                              read_forced(kForcedKnob[6]), read_forced(kForcedKnob[7])};
   return forced(f[int(k)], fn);
 }
@@ -134,7 +135,8 @@ ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char*
   int f = forced_schedule(FlatColl::kReduce, fn);
   if (!commutative) return ReduceAlgo::kOrdered;
   if (f >= 0) return ReduceAlgo(f);
-  return p <= th().linear_max_ranks && bytes <= th().reduce_linear_max ? ReduceAlgo::kLinear : ReduceAlgo::kBinomial;
+  return p <= th().linear_max_ranks && bytes <= th().reduce_linear_max ? ReduceAlgo::kLinear
+                                                                       : ReduceAlgo::kBinomial;
 }
 
 AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative,
@@ -162,7 +164,8 @@ AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
 AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
   int f = forced_schedule(FlatColl::kAlltoall, fn);
   if (f >= 0) return AlltoallAlgo(f);
-  if (block <= th().alltoall_bruck_max_block && p >= th().alltoall_bruck_min_ranks) return AlltoallAlgo::kBruck;
+  if (block <= th().alltoall_bruck_max_block && p >= th().alltoall_bruck_min_ranks)
+    return AlltoallAlgo::kBruck;
   return p <= th().linear_max_ranks ? AlltoallAlgo::kLinear : AlltoallAlgo::kPairwise;
 }
 
@@ -171,7 +174,8 @@ ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutati
   const int f = forced(choice, fn);
   if (!commutative) return ReduceScatterAlgo::kAllreduce;
   if (f >= 0) return ReduceScatterAlgo(f);
-  return bytes >= th().reduce_scatter_ring_min && p > 1 ? ReduceScatterAlgo::kRing : ReduceScatterAlgo::kAllreduce;
+  return bytes >= th().reduce_scatter_ring_min && p > 1 ? ReduceScatterAlgo::kRing
+                                                        : ReduceScatterAlgo::kAllreduce;
 }
 
 bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
@@ -181,7 +185,8 @@ bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
   const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
   if (p > 2 && node_oversubscribed()) {
     const bool p_blocks = k == FlatColl::kScatter || k == FlatColl::kAlltoall;  // bytes: p blocks
-    return p_blocks ? bytes / std::size_t(p) <= th().flat_max_oversubscribed_block : bytes <= th().flat_max_oversubscribed;
+    return p_blocks ? bytes / std::size_t(p) <= th().flat_max_oversubscribed_block
+                    : bytes <= th().flat_max_oversubscribed;
   }
   return bytes <= (p == 2 && one_exchange ? th().flat_max_two_ranks : th().flat_max);
 }
@@ -190,14 +195,15 @@ RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
   int f = forced_schedule(FlatColl::kGather, fn);
   if (f >= 0) return RootedAlgo(f);
   return block <= th().rooted_binomial_max_block && p > th().linear_max_ranks ? RootedAlgo::kBinomial
-                                                                 : RootedAlgo::kLinear;
+                                                                              : RootedAlgo::kLinear;
 }
 
 RootedAlgo select_scatter(std::size_t block, int p, const char* fn) {
   int f = forced_schedule(FlatColl::kScatter, fn);
   if (f >= 0) return RootedAlgo(f);
-  return block <= th().rooted_binomial_max_block && p >= th().rooted_binomial_min_ranks ? RootedAlgo::kBinomial
-                                                                          : RootedAlgo::kLinear;
+  return block <= th().rooted_binomial_max_block && p >= th().rooted_binomial_min_ranks
+             ? RootedAlgo::kBinomial
+             : RootedAlgo::kLinear;
 }
 
 }  // namespace takyon::mpi

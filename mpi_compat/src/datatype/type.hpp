@@ -110,7 +110,8 @@ extern const Type* const g_predefined_types;
 /// call (the latency-bound argument checks use it; find_type() covers derived handles too).
 inline const Type* find_predefined(MPI_Datatype dt) {
   auto v = reinterpret_cast<std::intptr_t>(dt);
-  if (v <= detail::kPredefinedBase || v >= detail::kPredefinedBase + std::intptr_t(detail::kPredefinedSlots)) {
+  if (v <= detail::kPredefinedBase ||
+      v >= detail::kPredefinedBase + std::intptr_t(detail::kPredefinedSlots)) {
     return nullptr;
   }
   const Type& t = detail::g_predefined_types[std::size_t(v - detail::kPredefinedBase)];

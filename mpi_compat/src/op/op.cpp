@@ -104,74 +104,74 @@ TypeInfo type_info(MPI_Datatype dt) {
     TypeInfo info;
   };
   static const Row rows[] = {
-      {MPI_SHORT, {kCInt, signed_repr<short>()}},
-      {MPI_INT, {kCInt, signed_repr<int>()}},
-      {MPI_LONG, {kCInt, signed_repr<long>()}},
-      {MPI_LONG_LONG, {kCInt, signed_repr<long long>()}},
-      {MPI_SIGNED_CHAR, {kCInt, Repr::kI8}},
-      {MPI_UNSIGNED_CHAR, {kCInt, Repr::kU8}},
-      {MPI_UNSIGNED_SHORT, {kCInt, unsigned_repr<unsigned short>()}},
-      {MPI_UNSIGNED, {kCInt, unsigned_repr<unsigned>()}},
-      {MPI_UNSIGNED_LONG, {kCInt, unsigned_repr<unsigned long>()}},
-      {MPI_UNSIGNED_LONG_LONG, {kCInt, unsigned_repr<unsigned long long>()}},
-      {MPI_INT8_T, {kCInt, Repr::kI8}},
-      {MPI_INT16_T, {kCInt, Repr::kI16}},
-      {MPI_INT32_T, {kCInt, Repr::kI32}},
-      {MPI_INT64_T, {kCInt, Repr::kI64}},
-      {MPI_UINT8_T, {kCInt, Repr::kU8}},
-      {MPI_UINT16_T, {kCInt, Repr::kU16}},
-      {MPI_UINT32_T, {kCInt, Repr::kU32}},
-      {MPI_UINT64_T, {kCInt, Repr::kU64}},
-      {MPI_AINT, {kCInt, signed_repr<MPI_Aint>()}},
-      {MPI_OFFSET, {kCInt, signed_repr<MPI_Offset>()}},
-      {MPI_COUNT, {kCInt, signed_repr<MPI_Count>()}},
-      {MPI_CHAR, {kCInt, Repr::kI8}},
-      {MPI_CHARACTER, {kCInt, Repr::kU8}},
-      {MPI_INTEGER, {kFInt, Repr::kI32}},
-      {MPI_INTEGER1, {kCInt, Repr::kI8}},
-      {MPI_INTEGER2, {kCInt, Repr::kI16}},
-      {MPI_INTEGER4, {kFInt, Repr::kI32}},
-      {MPI_INTEGER8, {kCInt, Repr::kI64}},
-      {MPI_INTEGER16, {kFInt, Repr::kI128}},
-      {MPI_FLOAT, {kFloat, Repr::kF32}},
-      {MPI_DOUBLE, {kFloat, Repr::kF64}},
-      {MPI_LONG_DOUBLE, {kFloat, Repr::kFLD}},
-      {MPI_REAL, {kFloat, Repr::kF32}},
-      {MPI_DOUBLE_PRECISION, {kFloat, Repr::kF64}},
-      {MPI_REAL4, {kFloat, Repr::kF32}},
-      {MPI_REAL8, {kFloat, Repr::kF64}},
+    {MPI_SHORT, {kCInt, signed_repr<short>()}},
+    {MPI_INT, {kCInt, signed_repr<int>()}},
+    {MPI_LONG, {kCInt, signed_repr<long>()}},
+    {MPI_LONG_LONG, {kCInt, signed_repr<long long>()}},
+    {MPI_SIGNED_CHAR, {kCInt, Repr::kI8}},
+    {MPI_UNSIGNED_CHAR, {kCInt, Repr::kU8}},
+    {MPI_UNSIGNED_SHORT, {kCInt, unsigned_repr<unsigned short>()}},
+    {MPI_UNSIGNED, {kCInt, unsigned_repr<unsigned>()}},
+    {MPI_UNSIGNED_LONG, {kCInt, unsigned_repr<unsigned long>()}},
+    {MPI_UNSIGNED_LONG_LONG, {kCInt, unsigned_repr<unsigned long long>()}},
+    {MPI_INT8_T, {kCInt, Repr::kI8}},
+    {MPI_INT16_T, {kCInt, Repr::kI16}},
+    {MPI_INT32_T, {kCInt, Repr::kI32}},
+    {MPI_INT64_T, {kCInt, Repr::kI64}},
+    {MPI_UINT8_T, {kCInt, Repr::kU8}},
+    {MPI_UINT16_T, {kCInt, Repr::kU16}},
+    {MPI_UINT32_T, {kCInt, Repr::kU32}},
+    {MPI_UINT64_T, {kCInt, Repr::kU64}},
+    {MPI_AINT, {kCInt, signed_repr<MPI_Aint>()}},
+    {MPI_OFFSET, {kCInt, signed_repr<MPI_Offset>()}},
+    {MPI_COUNT, {kCInt, signed_repr<MPI_Count>()}},
+    {MPI_CHAR, {kCInt, Repr::kI8}},
+    {MPI_CHARACTER, {kCInt, Repr::kU8}},
+    {MPI_INTEGER, {kFInt, Repr::kI32}},
+    {MPI_INTEGER1, {kCInt, Repr::kI8}},
+    {MPI_INTEGER2, {kCInt, Repr::kI16}},
+    {MPI_INTEGER4, {kFInt, Repr::kI32}},
+    {MPI_INTEGER8, {kCInt, Repr::kI64}},
+    {MPI_INTEGER16, {kFInt, Repr::kI128}},
+    {MPI_FLOAT, {kFloat, Repr::kF32}},
+    {MPI_DOUBLE, {kFloat, Repr::kF64}},
+    {MPI_LONG_DOUBLE, {kFloat, Repr::kFLD}},
+    {MPI_REAL, {kFloat, Repr::kF32}},
+    {MPI_DOUBLE_PRECISION, {kFloat, Repr::kF64}},
+    {MPI_REAL4, {kFloat, Repr::kF32}},
+    {MPI_REAL8, {kFloat, Repr::kF64}},
 #if TAKYON_MPI_HAVE_FLOAT128
-      {MPI_REAL16, {kFloat, Repr::kF128}},
-      {MPI_COMPLEX32, {kComplex, Repr::kC128}},
+    {MPI_REAL16, {kFloat, Repr::kF128}},
+    {MPI_COMPLEX32, {kComplex, Repr::kC128}},
 #endif
-      {MPI_C_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
-      {MPI_CXX_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
-      {MPI_C_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
-      {MPI_CXX_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
-      {MPI_C_LONG_DOUBLE_COMPLEX, {kComplex, Repr::kCLD}},
-      {MPI_CXX_LONG_DOUBLE_COMPLEX, {kComplex, Repr::kCLD}},
-      {MPI_COMPLEX, {kComplex, Repr::kC32}},
-      {MPI_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
-      {MPI_COMPLEX8, {kComplex, Repr::kC32}},
-      {MPI_COMPLEX16, {kComplex, Repr::kC64}},
-      {MPI_C_BOOL, {kLogical, Repr::kBool}},
-      {MPI_CXX_BOOL, {kLogical, Repr::kBool}},
-      {MPI_LOGICAL, {kLogical, Repr::kI32}},
-      {MPI_LOGICAL1, {kCInt, Repr::kI8}},
-      {MPI_LOGICAL2, {kCInt, Repr::kI16}},
-      {MPI_LOGICAL4, {kLogical, Repr::kI32}},
-      {MPI_LOGICAL8, {kCInt, Repr::kI64}},
-      {MPI_LOGICAL16, {kLogical, Repr::kI128}},
-      {MPI_BYTE, {kCInt, Repr::kU8}},
-      {MPI_FLOAT_INT, {kPair, Repr::kPFloatInt}},
-      {MPI_DOUBLE_INT, {kPair, Repr::kPDoubleInt}},
-      {MPI_LONG_INT, {kPair, Repr::kPLongInt}},
-      {MPI_2INT, {kPair, Repr::kP2Int}},
-      {MPI_SHORT_INT, {kPair, Repr::kPShortInt}},
-      {MPI_LONG_DOUBLE_INT, {kPair, Repr::kPLongDoubleInt}},
-      {MPI_2REAL, {kPair, Repr::kP2Float}},
-      {MPI_2DOUBLE_PRECISION, {kPair, Repr::kP2Double}},
-      {MPI_2INTEGER, {kPair, Repr::kP2Int}},
+    {MPI_C_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
+    {MPI_CXX_FLOAT_COMPLEX, {kComplex, Repr::kC32}},
+    {MPI_C_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
+    {MPI_CXX_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
+    {MPI_C_LONG_DOUBLE_COMPLEX, {kComplex, Repr::kCLD}},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, {kComplex, Repr::kCLD}},
+    {MPI_COMPLEX, {kComplex, Repr::kC32}},
+    {MPI_DOUBLE_COMPLEX, {kComplex, Repr::kC64}},
+    {MPI_COMPLEX8, {kComplex, Repr::kC32}},
+    {MPI_COMPLEX16, {kComplex, Repr::kC64}},
+    {MPI_C_BOOL, {kLogical, Repr::kBool}},
+    {MPI_CXX_BOOL, {kLogical, Repr::kBool}},
+    {MPI_LOGICAL, {kLogical, Repr::kI32}},
+    {MPI_LOGICAL1, {kCInt, Repr::kI8}},
+    {MPI_LOGICAL2, {kCInt, Repr::kI16}},
+    {MPI_LOGICAL4, {kLogical, Repr::kI32}},
+    {MPI_LOGICAL8, {kCInt, Repr::kI64}},
+    {MPI_LOGICAL16, {kLogical, Repr::kI128}},
+    {MPI_BYTE, {kCInt, Repr::kU8}},
+    {MPI_FLOAT_INT, {kPair, Repr::kPFloatInt}},
+    {MPI_DOUBLE_INT, {kPair, Repr::kPDoubleInt}},
+    {MPI_LONG_INT, {kPair, Repr::kPLongInt}},
+    {MPI_2INT, {kPair, Repr::kP2Int}},
+    {MPI_SHORT_INT, {kPair, Repr::kPShortInt}},
+    {MPI_LONG_DOUBLE_INT, {kPair, Repr::kPLongDoubleInt}},
+    {MPI_2REAL, {kPair, Repr::kP2Float}},
+    {MPI_2DOUBLE_PRECISION, {kPair, Repr::kP2Double}},
+    {MPI_2INTEGER, {kPair, Repr::kP2Int}},
   };
   // Predefined datatypes are 0x200..0x2ff in the ABI: one table lookup per call.
   static const std::array<TypeInfo, 256> table = [] {
@@ -186,7 +186,7 @@ TypeInfo type_info(MPI_Datatype dt) {
 struct PredefinedOp {
   MPI_Op op;
   const char* name;
-  unsigned groups;  ///< the type groups it is defined for
+  unsigned groups;               ///< the type groups it is defined for
   bool accumulate_only = false;  ///< MPI_REPLACE, MPI_NO_OP: one-sided accumulates only
 };
 
@@ -248,7 +248,9 @@ struct Complex128 {
   Float128 re;
   Float128 im;
 };
-inline Complex128 operator+(Complex128 a, Complex128 b) { return {a.re + b.re, a.im + b.im}; }
+inline Complex128 operator+(Complex128 a, Complex128 b) {
+  return {a.re + b.re, a.im + b.im};
+}
 inline Complex128 operator*(Complex128 a, Complex128 b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
@@ -327,7 +329,8 @@ void each(const T* x, const T* y, T* out, std::size_t n, F f) {
     each_disjoint(x, out, n, f);
     return;
   }
-  if (disjoint(x, y, n) && disjoint(x, static_cast<const T*>(out), n) && disjoint(y, static_cast<const T*>(out), n)) {
+  if (disjoint(x, y, n) && disjoint(x, static_cast<const T*>(out), n) &&
+      disjoint(y, static_cast<const T*>(out), n)) {
     each_disjoint3(x, y, out, n, f);
     return;
   }
@@ -460,7 +463,8 @@ void check_op(MPI_Op op, MPI_Datatype dt, const char* fn) {
   if (find_user(op) != nullptr) return;
   const PredefinedOp* p = find_predefined(op);
   if (p->accumulate_only) {
-    fail(MPI_ERR_OP, fn, std::string(p->name) + " is defined only for one-sided accumulate operations (argument op)");
+    fail(MPI_ERR_OP, fn,
+         std::string(p->name) + " is defined only for one-sided accumulate operations (argument op)");
   }
   TypeInfo t = type_info(dt);
   if ((t.group & p->groups) == 0) {

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "takyon/takyon.hpp"
 #include "common/knobs.hpp"
+#include "takyon/takyon.hpp"
 
 namespace takyon::mpi {
 

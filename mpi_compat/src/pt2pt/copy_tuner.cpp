@@ -3,10 +3,10 @@
 #include "pt2pt/copy_tuner.hpp"
 
 #include <algorithm>
-#include <utility>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include <unistd.h>
 

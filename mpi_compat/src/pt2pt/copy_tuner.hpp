@@ -80,7 +80,9 @@ class CopyTuner {
     Arm arms[2];
   };
   [[nodiscard]] int find(const void* key, int ranks, int size_class) const;
-  [[nodiscard]] Mode forced_mode() const { return forced_ == Forced::kPipeline ? Mode::kPipeline : Mode::kSingle; }
+  [[nodiscard]] Mode forced_mode() const {
+    return forced_ == Forced::kPipeline ? Mode::kPipeline : Mode::kSingle;
+  }
 
   Forced forced_;
   bool trace_;

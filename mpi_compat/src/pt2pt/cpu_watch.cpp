@@ -13,7 +13,7 @@ struct Watch {
   std::atomic<std::int32_t>* mine = nullptr;  ///< nullptr: not watching
   std::vector<std::atomic<std::int32_t>*> peers;
   int home = -1;
-  int last = -1;      ///< the CPU last written to *mine
+  int last = -1;         ///< the CPU last written to *mine
   std::size_t next = 0;  ///< the peer the next check looks at (one a check: O(1) however many ranks)
 };
 
@@ -46,7 +46,8 @@ bool move_home(Watch& w) {
 
 }  // namespace
 
-void CpuWatch::start(std::atomic<std::int32_t>* mine, std::vector<std::atomic<std::int32_t>*> peers, int home) {
+void CpuWatch::start(std::atomic<std::int32_t>* mine, std::vector<std::atomic<std::int32_t>*> peers,
+                     int home) {
   Watch& w = watch();
   w = Watch{};
   if (mine == nullptr || peers.empty()) return;
@@ -56,7 +57,9 @@ void CpuWatch::start(std::atomic<std::int32_t>* mine, std::vector<std::atomic<st
   note(w, sched_getcpu());
 }
 
-void CpuWatch::stop() { watch() = Watch{}; }
+void CpuWatch::stop() {
+  watch() = Watch{};
+}
 
 bool CpuWatch::crowded() {
   Watch& w = watch();

@@ -55,7 +55,10 @@ void load_tuning() {
   const int cma = common::knob_choice(KnobId::kMpiCma);  // 1|0|readonly|split
   tuning() = Tuning{std::size_t(common::knob_integer(KnobId::kMpiCmaMax)),
                     std::size_t(common::knob_integer(KnobId::kMpiCmaSplitMin)),
-                    std::size_t(common::knob_integer(KnobId::kMpiPrefaultMax)), cma != 1, cma != 2, cma == 3};
+                    std::size_t(common::knob_integer(KnobId::kMpiPrefaultMax)),
+                    cma != 1,
+                    cma != 2,
+                    cma == 3};
 }
 
 std::uint64_t read_u64(const shm::CellHeader* cell) {
@@ -104,7 +107,8 @@ void prefault(void* p, std::size_t bytes, std::size_t every = 0) {
 #endif
   if (every == 0) every = page;
   for (std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p); at < hi; at += every) {
-    __atomic_fetch_add(reinterpret_cast<std::uint64_t*>(at & ~(page - 1)), std::uint64_t{0}, __ATOMIC_RELAXED);
+    __atomic_fetch_add(reinterpret_cast<std::uint64_t*>(at & ~(page - 1)), std::uint64_t{0},
+                       __ATOMIC_RELAXED);
   }
 }
 
@@ -374,8 +378,8 @@ void Engine::deliver_eager(Request* r, int source, int tag, const char* data, st
 void Engine::map_peer_heap(Peer& p) {
   p.heap_tried = true;
   if (p.header == nullptr || p.header->heap_bytes == 0 || p.pidfd < 0) return;
-  // Through the pidfd only (the kernel's ptrace check, as for CMA): /proc/<pid>/fd could name another
-  // process's file once the pid is reused.
+    // Through the pidfd only (the kernel's ptrace check, as for CMA): /proc/<pid>/fd could name another
+    // process's file once the pid is reused.
 #ifdef SYS_pidfd_getfd
   const int fd = int(syscall(SYS_pidfd_getfd, p.pidfd, p.header->heap_fd, 0));
 #else
@@ -388,7 +392,7 @@ void Engine::map_peer_heap(Peer& p) {
     m = mmap(nullptr, p.header->heap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   }
   close(fd);
-  if (m == MAP_FAILED) return;  // CMA, as without a heap
+  if (m == MAP_FAILED) return;                      // CMA, as without a heap
   madvise(m, p.header->heap_bytes, MADV_DONTDUMP);  // the peer's memory, not this rank's
   p.heap = static_cast<char*>(m);
   p.heap_base = p.header->heap_base;
@@ -494,11 +498,13 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   r->rndv_total = wanted;
   r->rndv_done = 0;
   Peer& p = peers_[std::size_t(source)];
-  // Past tuning().cma_max_bytes the pipeline's two cores beat CMA, but not a memcpy out of the sender's shared
-  // heap (ping-pong, AMD EPYC VM: 2 MiB 85 us through the pipeline, 1 MiB 16 us out of the heap).
-  auto single_size = [&] { return wanted <= tuning().cma_max_bytes || heap_view(p, addr, wanted) != nullptr; };
-  if (solo && !r->pipelined && cma_split_ && p.cma && !p.path && wanted >= tuning().cma_split_min && single_size() &&
-      p.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
+  // Past tuning().cma_max_bytes the pipeline's two cores beat CMA, but not a memcpy out of the sender's
+  // shared heap (ping-pong, AMD EPYC VM: 2 MiB 85 us through the pipeline, 1 MiB 16 us out of the heap).
+  auto single_size = [&] {
+    return wanted <= tuning().cma_max_bytes || heap_view(p, addr, wanted) != nullptr;
+  };
+  if (solo && !r->pipelined && cma_split_ && p.cma && !p.path && wanted >= tuning().cma_split_min &&
+      single_size() && p.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
     // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
     // quarter when only this rank has local work of its own to do meanwhile (r->local_work: gather's
     // root), three quarters when only the sender has (kFlagBusy: scatter's root); only the probe when
@@ -752,7 +758,8 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
   }
 }
 
-int Engine::take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::size_t capacity, FastRecv& out) {
+int Engine::take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::size_t capacity,
+                       FastRecv& out) {
   const shm::CellHeader* cell = p.in.peek();
   if (cell == nullptr) return 0;
   if (cell->kind == shm::CellKind::kEager && cell->flags == 0 && cell->bytes <= capacity &&
@@ -780,7 +787,8 @@ bool Engine::recv_eager_now(int ctx, int source, int tag, void* buf, std::size_t
     if (source != kAnySource) {
       // Look at the one ring a few times before the rest of progress: a ping-pong's reply lands here.
       Peer& p = peers_[std::size_t(source)];
-      for (int look = 0; look < looks && got == 0; ++look) got = take_eager(p, source, ctx, tag, buf, capacity, out);
+      for (int look = 0; look < looks && got == 0; ++look)
+        got = take_eager(p, source, ctx, tag, buf, capacity, out);
     } else {
       for (int s : remote_) {
         Peer& p = peers_[std::size_t(s)];
@@ -822,9 +830,10 @@ bool Engine::pump_streams(Peer& p) {
     std::size_t n = 0;
     if (r->folded) {
       const std::size_t base = r->rndv_done;
-      n = p.bulk_in.consume(r->rndv_total - base, [r, base](const char* chunk, std::size_t at, std::size_t len) {
-        r->fold.fn(r->fold.ctx, chunk, base + at, len);
-      });
+      n = p.bulk_in.consume(r->rndv_total - base,
+                            [r, base](const char* chunk, std::size_t at, std::size_t len) {
+                              r->fold.fn(r->fold.ctx, chunk, base + at, len);
+                            });
     } else {
       n = p.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done,
                         r->rndv_total >= shm::kStreamingMin);
@@ -839,7 +848,9 @@ bool Engine::pump_streams(Peer& p) {
   return moved;
 }
 
-bool Engine::progress() { return progress_except(kNoRank); }
+bool Engine::progress() {
+  return progress_except(kNoRank);
+}
 
 bool Engine::progress_channels() {
   struct Restore {

@@ -192,17 +192,17 @@ class Engine {
     /// pidfd_open(pid): pid-reuse-proof liveness (readable once the process exited); -1 where the
     /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
     int pidfd = -1;
-    bool cma = false;                   ///< process_vm_readv works on this peer (until it fails once)
-    char* heap = nullptr;               ///< the peer's shared heap mapped here (map_peer_heap)
-    std::uint64_t heap_base = 0;        ///< its address in the peer
+    bool cma = false;             ///< process_vm_readv works on this peer (until it fails once)
+    char* heap = nullptr;         ///< the peer's shared heap mapped here (map_peer_heap)
+    std::uint64_t heap_base = 0;  ///< its address in the peer
     std::uint64_t heap_bytes = 0;
     bool heap_tried = false;
-    char* bulk_out_chunks = nullptr;    ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
-    char* bulk_in_chunks = nullptr;     ///< the peer's pipeline chunks in this rank's inbox
+    char* bulk_out_chunks = nullptr;  ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
+    char* bulk_in_chunks = nullptr;   ///< the peer's pipeline chunks in this rank's inbox
     bool bulk_out_warm = false;
     bool bulk_in_warm = false;
     std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
-    std::unique_ptr<PathChannel> path;  ///< set: this peer is reached through a Takyon path
+    std::unique_ptr<PathChannel> path;    ///< set: this peer is reached through a Takyon path
   };
 
   bool emit(Peer& p, int dest, const Outgoing& o);

@@ -39,7 +39,8 @@ bool RequestPool::owns_live(const void* p) const {
     const Request* first = b.get();
     const Request* last = first + kBlock;
     if (!before(p, first) && before(p, last)) {
-      auto offset = static_cast<std::size_t>(static_cast<const char*>(p) - reinterpret_cast<const char*>(first));
+      auto offset =
+          static_cast<std::size_t>(static_cast<const char*>(p) - reinterpret_cast<const char*>(first));
       return offset % sizeof(Request) == 0 && static_cast<const Request*>(p)->magic == Request::kMagic;
     }
   }

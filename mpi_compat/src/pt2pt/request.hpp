@@ -13,7 +13,11 @@ namespace takyon::mpi {
 inline constexpr int kAnySource = -1;  ///< engine-level wildcards (the API maps MPI_ANY_*)
 inline constexpr int kAnyTag = -1;
 
-enum class RequestKind : std::uint8_t { kSend, kRecv, kColl };  ///< kColl: a nonblocking collective (coll/schedule.hpp)
+enum class RequestKind : std::uint8_t {
+  kSend,
+  kRecv,
+  kColl
+};  ///< kColl: a nonblocking collective (coll/schedule.hpp)
 enum class SendMode : std::uint8_t { kStandard, kSync, kReady, kBuffered };
 /// Where a receive stands (posted -> matched -> complete); cancel works only while kPosted.
 enum class RecvState : std::uint8_t { kIdle, kPosted, kMatched };
@@ -38,10 +42,10 @@ struct Request {
   bool persistent = false;
   bool null_proc = false;  ///< MPI_PROC_NULL: completes at once with an empty status
   void* buf = nullptr;
-  std::size_t bytes = 0;   ///< send: message size; receive: buffer capacity
-  int peer = 0;            ///< world rank; receives: or kAnySource
-  int tag = 0;             ///< receives: or kAnyTag
-  int ctx = 0;             ///< communicator context id
+  std::size_t bytes = 0;           ///< send: message size; receive: buffer capacity
+  int peer = 0;                    ///< world rank; receives: or kAnySource
+  int tag = 0;                     ///< receives: or kAnyTag
+  int ctx = 0;                     ///< communicator context id
   const void* comm = nullptr;      ///< the API's communicator (for error handlers and status ranks)
   const void* datatype = nullptr;  ///< the API's datatype handle (for MPI_Get_count)
   std::unique_ptr<char[]> owned;   ///< MPI_Bsend: the request owns a copy of the data
@@ -50,15 +54,15 @@ struct Request {
   /// A send whose caller failed (a collective's or communicator creation's error path) and freed
   /// its own reference: the memory buf points into, kept alive until the engine is done reading it.
   std::shared_ptr<const void> keep;
-  void* user_buf = nullptr;             ///< packed: the user's buffer (user_count items of the datatype)
+  void* user_buf = nullptr;  ///< packed: the user's buffer (user_count items of the datatype)
   std::size_t user_count = 0;
   bool packed = false;
-  bool delivered = false;               ///< packed receive: already unpacked into user_buf
+  bool delivered = false;  ///< packed receive: already unpacked into user_buf
 
   // --- state ---
-  bool active = false;    ///< started and not yet returned by Wait/Test
+  bool active = false;  ///< started and not yet returned by Wait/Test
   bool complete = false;
-  bool freed = false;     ///< MPI_Request_free while active: released when it completes
+  bool freed = false;  ///< MPI_Request_free while active: released when it completes
   bool cancelled = false;
   bool truncated = false;
   RecvState recv_state = RecvState::kIdle;
@@ -75,9 +79,10 @@ struct Request {
   std::size_t rndv_done = 0;
   bool local_work = false;  ///< this rank has local work meanwhile: a split single copy leaves the peer more
   bool fan_in = false;      ///< receives: one of several this rank waits for at once while sending nothing
-  bool pipelined = false;   ///< receives: through the bulk pipeline, never a single copy (Schedule::start_round)
-  Fold fold;                ///< receives: fold the data in if it streams through the bulk pipeline
-  bool folded = false;      ///< the engine folded the data (nothing was written to buf); else buf holds it
+  bool pipelined =
+      false;            ///< receives: through the bulk pipeline, never a single copy (Schedule::start_round)
+  Fold fold;            ///< receives: fold the data in if it streams through the bulk pipeline
+  bool folded = false;  ///< the engine folded the data (nothing was written to buf); else buf holds it
 };
 
 /// Hands out Requests from blocks; single-threaded (the MPI thread).

@@ -58,7 +58,9 @@ bool wanted() {
   return getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur == RLIM_INFINITY;
 }
 
-std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+std::uintptr_t addr(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
 
 class Lock {
  public:
@@ -84,8 +86,9 @@ SharedHeap::Info SharedHeap::activate() {
     if (!tried_) {
       tried_ = true;
       int fd = wanted() ? make_memfd(kReserveBytes) : -1;
-      void* a = fd >= 0 ? sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd)
-                        : MAP_FAILED;
+      void* a = fd >= 0
+                    ? sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd)
+                    : MAP_FAILED;
       if (a != MAP_FAILED) {
         syscall(SYS_madvise, a, kReserveBytes, MADV_DONTDUMP);
         fd_ = fd;
@@ -161,7 +164,8 @@ void* SharedHeap::allocate_large(std::size_t bytes, bool* zeroed) {
       push_free(rest);
     }
   } else {
-    const std::uintptr_t end = base_.load(std::memory_order_relaxed) + reserved_.load(std::memory_order_relaxed);
+    const std::uintptr_t end =
+        base_.load(std::memory_order_relaxed) + reserved_.load(std::memory_order_relaxed);
     if (pages * kPage > end - top_) return nullptr;
     b = at(top_);
     *zeroed = high_water_ <= top_ + kPage;  // the payload's pages were never written
@@ -238,7 +242,8 @@ void SharedHeap::before_fork() {
   h.snapshot_ = 0;
   const std::uintptr_t base = h.base_.load(std::memory_order_relaxed);
   if (h.fd_ < 0 || h.top_ == base) return;
-  void* s = sys_mmap(nullptr, h.top_ - base, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+  void* s = sys_mmap(nullptr, h.top_ - base, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
   if (s == MAP_FAILED) return;  // the child copies from the shared range itself, racing the parent
   h.snapshot_ = addr(s);
   h.copy_blocks(base, h.snapshot_);
@@ -257,13 +262,15 @@ void SharedHeap::after_fork_child() {
   if (h.fd_ >= 0) {
     const std::uintptr_t src = h.snapshot_ != 0 ? h.snapshot_ : base;
     int fd = make_memfd(kReserveBytes);
-    void* fresh = fd >= 0 ? sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd)
-                          : MAP_FAILED;
+    void* fresh =
+        fd >= 0 ? sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd)
+                : MAP_FAILED;
     if (fresh == MAP_FAILED) {
       if (fd >= 0) close(fd);
       fd = -1;
       // No memfd: private memory over the range keeps the child's blocks its own (not shareable).
-      fresh = sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+      fresh = sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
       if (fresh == MAP_FAILED) {
         std::fprintf(stderr, "takyon-mpi: fork: no memory to give the child its own shared heap\n");
         std::abort();

@@ -31,8 +31,8 @@ namespace takyon::mpi::shm {
 class SharedHeap {
  public:
   static constexpr std::size_t kPage = 4096;
-  static constexpr std::size_t kMinBytes = std::size_t(128) << 10;      ///< glibc's mmap threshold
-  static constexpr std::size_t kReserveBytes = std::size_t(64) << 30;   ///< address range and file size
+  static constexpr std::size_t kMinBytes = std::size_t(128) << 10;     ///< glibc's mmap threshold
+  static constexpr std::size_t kReserveBytes = std::size_t(64) << 30;  ///< address range and file size
 
   /// What a peer needs to map the heap: the memfd's number in this process, where it is mapped here,
   /// and its size. bytes 0: no heap.

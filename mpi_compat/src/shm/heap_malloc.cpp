@@ -43,7 +43,9 @@ void* aligned(std::size_t align, std::size_t bytes) {
   return __libc_memalign(align, bytes);
 }
 
-bool power_of_two(std::size_t v) { return v != 0 && (v & (v - 1)) == 0; }
+bool power_of_two(std::size_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 }  // namespace
 
@@ -83,7 +85,7 @@ TAKYON_MPI_EXPORT void* calloc(std::size_t n, std::size_t size) noexcept {
 TAKYON_MPI_EXPORT void* realloc(void* p, std::size_t bytes) noexcept {
   SharedHeap& heap = SharedHeap::instance();
   if (!heap.owns(p)) return __libc_realloc(p, bytes);  // nullptr included
-  if (bytes == 0) {  // glibc's realloc(p, 0): frees, returns NULL
+  if (bytes == 0) {                                    // glibc's realloc(p, 0): frees, returns NULL
     heap.release(p);
     return nullptr;
   }
@@ -121,9 +123,13 @@ TAKYON_MPI_EXPORT void* aligned_alloc(std::size_t align, std::size_t bytes) noex
   return aligned(align, bytes);
 }
 
-TAKYON_MPI_EXPORT void* memalign(std::size_t align, std::size_t bytes) noexcept { return aligned(align, bytes); }
+TAKYON_MPI_EXPORT void* memalign(std::size_t align, std::size_t bytes) noexcept {
+  return aligned(align, bytes);
+}
 
-TAKYON_MPI_EXPORT void* valloc(std::size_t bytes) noexcept { return aligned(SharedHeap::kPage, bytes); }
+TAKYON_MPI_EXPORT void* valloc(std::size_t bytes) noexcept {
+  return aligned(SharedHeap::kPage, bytes);
+}
 
 TAKYON_MPI_EXPORT void* pvalloc(std::size_t bytes) noexcept {
   const std::size_t page = SharedHeap::kPage;

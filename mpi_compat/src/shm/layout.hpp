@@ -178,7 +178,9 @@ struct InboxLayout {
     return controls_offset() + std::size_t{nranks} * sizeof(RingControl);
   }
   [[nodiscard]] std::size_t ring_bytes() const { return std::size_t{ncells} * cell_bytes; }
-  [[nodiscard]] std::size_t slots_offset() const { return cells_offset() + std::size_t{nranks} * ring_bytes(); }
+  [[nodiscard]] std::size_t slots_offset() const {
+    return cells_offset() + std::size_t{nranks} * ring_bytes();
+  }
   [[nodiscard]] std::size_t chunks_offset() const {
     std::size_t end = slots_offset() + std::size_t{nranks} * nchunks * sizeof(BulkSlot);
     return (end + 4095) & ~std::size_t{4095};
@@ -191,7 +193,9 @@ struct InboxLayout {
   [[nodiscard]] std::size_t flat_big_offset() const {
     return (flat_offset() + kFlatSlots * sizeof(FlatArea) + 4095) & ~std::size_t{4095};
   }
-  [[nodiscard]] std::size_t total_bytes() const { return flat_big_offset() + kFlatBigSlots * sizeof(FlatBig); }
+  [[nodiscard]] std::size_t total_bytes() const {
+    return flat_big_offset() + kFlatBigSlots * sizeof(FlatBig);
+  }
 
   [[nodiscard]] RingControl* control(void* base, int src) const {
     return reinterpret_cast<RingControl*>(static_cast<char*>(base) + controls_offset()) + src;
@@ -200,7 +204,8 @@ struct InboxLayout {
     return static_cast<char*>(base) + cells_offset() + std::size_t(src) * ring_bytes();
   }
   [[nodiscard]] BulkSlot* slots(void* base, int src) const {
-    return reinterpret_cast<BulkSlot*>(static_cast<char*>(base) + slots_offset()) + std::size_t(src) * nchunks;
+    return reinterpret_cast<BulkSlot*>(static_cast<char*>(base) + slots_offset()) +
+           std::size_t(src) * nchunks;
   }
   [[nodiscard]] char* chunks(void* base, int src) const {
     return static_cast<char*>(base) + chunks_offset() + std::size_t(src) * bulk_bytes();

@@ -29,7 +29,9 @@ class RingProducer {
     cell->seq.store(head_, std::memory_order_release);
     demote_line(cell);
   }
-  [[nodiscard]] std::uint32_t payload_capacity() const { return cell_bytes_ - std::uint32_t(sizeof(CellHeader)); }
+  [[nodiscard]] std::uint32_t payload_capacity() const {
+    return cell_bytes_ - std::uint32_t(sizeof(CellHeader));
+  }
   [[nodiscard]] bool valid() const { return cells_ != nullptr; }
   /// Starts taking the first line of the cell after the next one for writing (PREFETCHW), so that a
   /// stream of sends does not wait for each cell's line to come back from the consumer's cache one

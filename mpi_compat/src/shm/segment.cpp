@@ -32,7 +32,9 @@ Segment& Segment::operator=(Segment&& other) noexcept {
   return *this;
 }
 
-Segment::~Segment() { release(); }
+Segment::~Segment() {
+  release();
+}
 
 void Segment::release() noexcept {
   unlink();

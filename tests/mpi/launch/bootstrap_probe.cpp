@@ -218,10 +218,11 @@ int main(int argc, char** argv) {
       const uint32_t base = takyon::mpi::mpi_path_id_base(job_id);
       for (int lo = 0; lo < size; ++lo) {
         for (int hi = lo + 1; hi < size; ++hi) {
-          const uint32_t id = base + static_cast<uint32_t>(lo) * static_cast<uint32_t>(size) + static_cast<uint32_t>(hi);
+          const uint32_t id =
+              base + static_cast<uint32_t>(lo) * static_cast<uint32_t>(size) + static_cast<uint32_t>(hi);
           for (const char* side : {"A", "B"}) {
-            names.push_back("/takyon-" + std::to_string(::getuid()) + "-InterProcessMemcpy-" + std::to_string(id) + "-" +
-                            side);
+            names.push_back("/takyon-" + std::to_string(::getuid()) + "-InterProcessMemcpy-" +
+                            std::to_string(id) + "-" + side);
           }
         }
       }

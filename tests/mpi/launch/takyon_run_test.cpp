@@ -324,21 +324,21 @@ TEST(TakyonRun, DefaultBindsRanksThatFitAndLeavesMoreUnbound) {
     const auto r = run({"-n", std::to_string(n), kProbe, "affinity", "auto"});
     EXPECT_EQ(r.exit_code, 0) << "-n " << n << "\n" << describe(r);
     EXPECT_EQ(count(r.out, "on 1 CPU(s)"), n <= cpus ? n : (cpus == 1 ? n : 0)) << "-n " << n << "\n"
-                                                                                   << describe(r);
+                                                                                << describe(r);
   }
 }
 
 TEST(TakyonRun, MpiexecTimeoutActsLikeTimeout) {
-  const auto r = run_command({"/usr/bin/env", "MPIEXEC_TIMEOUT=0.5", kRun, "-n", "2", kProbe, "fail-one", "99", "sleep"},
-                             30s);
+  const auto r = run_command(
+      {"/usr/bin/env", "MPIEXEC_TIMEOUT=0.5", kRun, "-n", "2", kProbe, "fail-one", "99", "sleep"}, 30s);
   EXPECT_EQ(r.exit_code, 124) << describe(r);
   EXPECT_GT(r.seconds, 0.4) << describe(r);
   EXPECT_LT(r.seconds, kQuickSeconds) << describe(r);
   EXPECT_NE(r.err.find("MPIEXEC_TIMEOUT 0.5 s"), std::string::npos) << describe(r);
   // The command line wins over the environment.
-  const auto longer = run_command(
-      {"/usr/bin/env", "MPIEXEC_TIMEOUT=30", kRun, "--timeout", "0.5", "-n", "2", kProbe, "fail-one", "99", "sleep"},
-      30s);
+  const auto longer = run_command({"/usr/bin/env", "MPIEXEC_TIMEOUT=30", kRun, "--timeout", "0.5", "-n", "2",
+                                   kProbe, "fail-one", "99", "sleep"},
+                                  30s);
   EXPECT_EQ(longer.exit_code, 124) << describe(longer);
   EXPECT_LT(longer.seconds, kQuickSeconds) << describe(longer);
   EXPECT_NE(longer.err.find("--timeout 0.5 s"), std::string::npos) << describe(longer);

@@ -15,8 +15,8 @@
 static pmix_proc_t me;
 
 static int fail(const char *what, pmix_status_t rc) {
-  fprintf(stderr, "pmix_probe: %s:%u: %s failed: %s (%d)\n", me.nspace, me.rank, what,
-          PMIx_Error_string(rc), (int)rc);
+  fprintf(stderr, "pmix_probe: %s:%u: %s failed: %s (%d)\n", me.nspace, me.rank, what, PMIx_Error_string(rc),
+          (int)rc);
   return 1;
 }
 
@@ -94,8 +94,7 @@ static int probe(void) {
     expected_value(want, sizeof want, me.nspace, r);
     if (val->type != PMIX_STRING || val->data.string == NULL || strcmp(val->data.string, want) != 0) {
       fprintf(stderr, "pmix_probe: rank %u: rank %u's value is '%s', want '%s'\n", me.rank, r,
-              val->type == PMIX_STRING && val->data.string ? val->data.string : "(not a string)",
-              want);
+              val->type == PMIX_STRING && val->data.string ? val->data.string : "(not a string)", want);
       PMIX_VALUE_RELEASE(val);
       return 1;
     }

@@ -121,7 +121,8 @@ int main(int argc, char **argv) {
          rc == MPI_SUCCESS ? "succeeded" : "failed", bad < 0 ? "whole" : "incomplete",
          written < 0 ? "untouched" : "written to");
   if (bad >= 0) fprintf(stderr, "rank 0: rank 1's block differs at byte %ld\n", bad);
-  if (written >= 0) fprintf(stderr, "rank 0: byte %ld of the buffer written after MPI_Gather returned\n", written);
+  if (written >= 0)
+    fprintf(stderr, "rank 0: byte %ld of the buffer written after MPI_Gather returned\n", written);
   fflush(stdout);
   fflush(stderr);
   _exit(0);

@@ -69,7 +69,8 @@ static void reduce(size_t n, int root, int kind) {
   int rooted = kind == kReduce || kind == kReduceInPlace;
   if ((!rooted || rank_ == root) && !(kind == kExscan && rank_ == 0)) {
     /* ranks 0..last contribute */
-    unsigned last = kind == kScan ? (unsigned)rank_ : (kind == kExscan ? (unsigned)rank_ - 1u : (unsigned)size_ - 1u);
+    unsigned last =
+        kind == kScan ? (unsigned)rank_ : (kind == kExscan ? (unsigned)rank_ - 1u : (unsigned)size_ - 1u);
     unsigned ranks = last * (last + 1u) / 2u;
     for (size_t i = 0; i < count; ++i) CHECK(r[i] == ranks * 7919u + (last + 1u) * (unsigned)i);
     check_guard((unsigned char *)r, count * sizeof(unsigned));
@@ -200,7 +201,8 @@ int main(int argc, char **argv) {
   }
   /* The reduce + bcast allreduce's range on 3-4 ranks (32-64 KiB), and around it. */
   static const size_t kAllreduceSizes[] = {32764, 32768, 49156, 65536, 65540};
-  for (size_t k = 0; k < sizeof kAllreduceSizes / sizeof kAllreduceSizes[0]; ++k) reduce(kAllreduceSizes[k], 0, kAllreduce);
+  for (size_t k = 0; k < sizeof kAllreduceSizes / sizeof kAllreduceSizes[0]; ++k)
+    reduce(kAllreduceSizes[k], 0, kAllreduce);
   PRINT0("allreduce 32-64 KiB ok\n");
   MPI_Barrier(MPI_COMM_WORLD);
   PRINT0("coll_big done\n");

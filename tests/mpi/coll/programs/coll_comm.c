@@ -11,7 +11,9 @@
 
 static int wrank, wsize;
 
-static int val(int wr, int i) { return wr * 1000 + i; }
+static int val(int wr, int i) {
+  return wr * 1000 + i;
+}
 
 static void on_split(MPI_Comm sub) {
   int r, n;

@@ -16,7 +16,9 @@ static const int kFlatSizeCounts[] = {0, 1, 7, 300, 2000, 16384, 20000};
 static const int *kCounts = kDefaultCounts;
 static int NCOUNTS = (int)(sizeof kDefaultCounts / sizeof kDefaultCounts[0]);
 
-static int val(int r, int i) { return r * 100003 + i * 7 + 1; }
+static int val(int r, int i) {
+  return r * 100003 + i * 7 + 1;
+}
 
 static int *ialloc(size_t n) {
   int *p = (int *)malloc((n == 0 ? 1 : n) * sizeof(int));
@@ -25,7 +27,9 @@ static int *ialloc(size_t n) {
   return p;
 }
 
-static void report(const char *name, int cases) { PRINT0("%-22s ok (%d cases)\n", name, cases); }
+static void report(const char *name, int cases) {
+  PRINT0("%-22s ok (%d cases)\n", name, cases);
+}
 
 /* CLOCK_MONOTONIC: one clock for all processes of a machine (these tests' ranks all run on one). */
 static double mono_now(void) {
@@ -91,7 +95,8 @@ static void test_bcast(void) {
     int n = kCounts[c];
     for (int root = 0; root < size_; root += (size_ > 1 ? size_ - 1 : 1)) {
       int *b = ialloc((size_t)n);
-      if (rank_ == root) for (int i = 0; i < n; ++i) b[i] = val(root, i);
+      if (rank_ == root)
+        for (int i = 0; i < n; ++i) b[i] = val(root, i);
       CHECK_MPI(MPI_Bcast(b, n, MPI_INT, root, MPI_COMM_WORLD));
       for (int i = 0; i < n; ++i) CHECK(b[i] == val(root, i));
       free(b);
@@ -170,7 +175,8 @@ static void test_allreduce(void) {
   /* doubles with exact (integer) values, above the large-vector threshold */
   {
     int n = 30001;
-    double *s = (double *)malloc((size_t)n * sizeof(double)), *r = (double *)malloc((size_t)n * sizeof(double));
+    double *s = (double *)malloc((size_t)n * sizeof(double)),
+           *r = (double *)malloc((size_t)n * sizeof(double));
     for (int i = 0; i < n; ++i) s[i] = (double)(rank_ + i);
     CHECK_MPI(MPI_Allreduce(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     for (int i = 0; i < n; ++i) CHECK(r[i] == (double)(size_ * i + size_ * (size_ - 1) / 2));
@@ -348,8 +354,12 @@ static void test_allgather(void) {
 }
 
 /* Block from rank a to rank b, item i. */
-static int a2a(int a, int b, int i) { return a * 1000003 + b * 10007 + i; }
-static int a2a_val(int a, int b, int i) { return a2a(a, b, i); }
+static int a2a(int a, int b, int i) {
+  return a * 1000003 + b * 10007 + i;
+}
+static int a2a_val(int a, int b, int i) {
+  return a2a(a, b, i);
+}
 
 static void test_alltoall(void) {
   int cases = 0;
@@ -408,7 +418,9 @@ static void test_alltoall(void) {
 
 /* Derived datatypes on either side: a vector of 2 blocks of 2 ints, stride 3 (extent 5 ints, a hole
  * at offset 2). */
-static int in_vec(int k, int j) { return (j % 5) != 2 && j < 5 * k; }
+static int in_vec(int k, int j) {
+  return (j % 5) != 2 && j < 5 * k;
+}
 
 static void test_derived(void) {
   MPI_Datatype vec;

@@ -9,17 +9,28 @@ static const char *class_name(int err) {
   int c = err;
   if (err != MPI_SUCCESS) MPI_Error_class(err, &c);
   switch (c) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
-    case MPI_ERR_OP: return "MPI_ERR_OP";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
-    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
-    default: return "other";
+    case MPI_SUCCESS:
+      return "MPI_SUCCESS";
+    case MPI_ERR_BUFFER:
+      return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT:
+      return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE:
+      return "MPI_ERR_TYPE";
+    case MPI_ERR_COMM:
+      return "MPI_ERR_COMM";
+    case MPI_ERR_ROOT:
+      return "MPI_ERR_ROOT";
+    case MPI_ERR_OP:
+      return "MPI_ERR_OP";
+    case MPI_ERR_ARG:
+      return "MPI_ERR_ARG";
+    case MPI_ERR_TRUNCATE:
+      return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_REQUEST:
+      return "MPI_ERR_REQUEST";
+    default:
+      return "other";
   }
 }
 
@@ -59,8 +70,8 @@ int main(int argc, char **argv) {
   expect("Allreduce MPI_MINLOC on MPI_INT", MPI_Allreduce(a, b, 1, MPI_INT, MPI_MINLOC, w), MPI_ERR_OP);
   expect("Allreduce MPI_BAND on MPI_DOUBLE", MPI_Allreduce(d, e, 2, MPI_DOUBLE, MPI_BAND, w), MPI_ERR_OP);
   expect("Allreduce MPI_SUM on MPI_2INT", MPI_Allreduce(a, b, 1, MPI_2INT, MPI_SUM, w), MPI_ERR_OP);
-  expect("Allreduce MPI_MAX on MPI_C_DOUBLE_COMPLEX", MPI_Allreduce(a, b, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, w),
-         MPI_ERR_OP);
+  expect("Allreduce MPI_MAX on MPI_C_DOUBLE_COMPLEX",
+         MPI_Allreduce(a, b, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, w), MPI_ERR_OP);
   expect("Reduce MPI_LOR on MPI_FLOAT", MPI_Reduce(d, e, 1, MPI_FLOAT, MPI_LOR, 0, w), MPI_ERR_OP);
   expect("Scan MPI_PROD on MPI_C_BOOL", MPI_Scan(a, b, 1, MPI_C_BOOL, MPI_PROD, w), MPI_ERR_OP);
   expect("Reduce_local MPI_MAXLOC on MPI_INT", MPI_Reduce_local(a, b, 1, MPI_INT, MPI_MAXLOC), MPI_ERR_OP);
@@ -82,13 +93,16 @@ int main(int argc, char **argv) {
 #endif
   /* Checks Open MPI does not make (or makes with another class); libtakyon_mpi's answer. */
   {
-    const char *what[] = {"Bcast buffer MPI_IN_PLACE", "Reduce MPI_IN_PLACE at a non-root rank",
-                          "Allreduce sendbuf == recvbuf", "Allreduce with a freed user op",
-                          "Ibcast request NULL", "Bcast counts differ across ranks",
+    const char *what[] = {"Bcast buffer MPI_IN_PLACE",
+                          "Reduce MPI_IN_PLACE at a non-root rank",
+                          "Allreduce sendbuf == recvbuf",
+                          "Allreduce with a freed user op",
+                          "Ibcast request NULL",
+                          "Bcast counts differ across ranks",
                           "Ibcast counts differ across ranks (Ibcast or Wait)",
                           "Request_free / Cancel of an Ibarrier's request"};
-    int want[] = {MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_ERR_OP, MPI_ERR_ARG, MPI_ERR_TRUNCATE,
-                  MPI_ERR_TRUNCATE, MPI_ERR_REQUEST};
+    int want[] = {MPI_ERR_BUFFER, MPI_ERR_BUFFER,   MPI_ERR_BUFFER,   MPI_ERR_OP,
+                  MPI_ERR_ARG,    MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE, MPI_ERR_REQUEST};
     for (int k = 0; k < 8; ++k) {
       int err = want[k];
       if (takyon) {
@@ -134,7 +148,8 @@ int main(int argc, char **argv) {
               char text[MPI_MAX_ERROR_STRING];
               int len = 0;
               MPI_Error_string(err, text, &len);
-              CHECK(strstr(text, "MPI_Ibcast: rank ") != NULL && strstr(text, " sent 12 bytes where rank 0 expected 4") != NULL);
+              CHECK(strstr(text, "MPI_Ibcast: rank ") != NULL &&
+                    strstr(text, " sent 12 bytes where rank 0 expected 4") != NULL);
             } else {
               err = want[k];
             }

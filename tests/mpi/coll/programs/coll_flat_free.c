@@ -57,7 +57,8 @@ static void late_reader(int block) {
       CHECK_MPI(MPI_Gather(other, block, MPI_INT, dall, block, MPI_INT, 0, d));
       if (dr == 0) {
         for (int m = 0; m < ds; ++m) {
-          for (int k = 0; k < block; ++k) CHECK(dall[m * block + k] == -(round * 100000 + (m + 1) * 1000 + k) - 1);
+          for (int k = 0; k < block; ++k)
+            CHECK(dall[m * block + k] == -(round * 100000 + (m + 1) * 1000 + k) - 1);
         }
       }
       free(other);
@@ -95,8 +96,9 @@ static void pair_barriers(void) {
   for (int round = 0; round < size_; ++round) {
     int partner = ((round - rank_) % size_ + size_) % size_;
     MPI_Comm pair;
-    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, partner == rank_ ? MPI_UNDEFINED : (rank_ < partner ? rank_ : partner),
-                             rank_, &pair));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD,
+                             partner == rank_ ? MPI_UNDEFINED : (rank_ < partner ? rank_ : partner), rank_,
+                             &pair));
     if (pair == MPI_COMM_NULL) {
       CHECK(partner == rank_);
       continue;
@@ -114,7 +116,8 @@ static void pair_barriers(void) {
         CHECK_MPI(MPI_Barrier(pair));
         const double waited = MPI_Wtime() - t0;
         if (waited < 0.02) {
-          fprintf(stderr, "rank %d: a barrier with rank %d, which entered it 40 ms late, returned after %.6f s\n",
+          fprintf(stderr,
+                  "rank %d: a barrier with rank %d, which entered it 40 ms late, returned after %.6f s\n",
                   rank_, partner, waited);
           CHECK(waited >= 0.02);
         }
@@ -151,8 +154,8 @@ int main(int argc, char **argv) {
 
   pair_barriers();
 
-  late_reader(4);   /* in the control line */
-  late_reader(64);  /* in the data buffers */
+  late_reader(4);  /* in the control line */
+  late_reader(64); /* in the data buffers */
 
   check_sum(MPI_COMM_WORLD);
   CHECK_MPI(MPI_Finalize());

@@ -7,7 +7,9 @@
 #define NOPS 14
 static int rank_, size_;
 
-static int val(int r, int i) { return r * 1009 + i * 3 + 1; }
+static int val(int r, int i) {
+  return r * 1009 + i * 3 + 1;
+}
 
 struct Pass {
   int n;
@@ -80,8 +82,8 @@ static void start(struct Pass *p, MPI_Request *r) {
   CHECK_MPI(MPI_Iscan(p->scs, p->scr, n, MPI_INT, MPI_SUM, w, &r[9]));
   CHECK_MPI(MPI_Iexscan(p->scs, p->exr, n, MPI_INT, MPI_SUM, w, &r[10]));
   CHECK_MPI(MPI_Ireduce_scatter_block(p->rsb, p->rsr, n, MPI_INT, MPI_SUM, w, &r[11]));
-  CHECK_MPI(MPI_Iallgatherv(p->ags, p->agv_counts[rank_], MPI_INT, p->agvr, p->agv_counts, p->agv_displs, MPI_INT,
-                            w, &r[12]));
+  CHECK_MPI(MPI_Iallgatherv(p->ags, p->agv_counts[rank_], MPI_INT, p->agvr, p->agv_counts, p->agv_displs,
+                            MPI_INT, w, &r[12]));
   CHECK_MPI(MPI_Isend(&p->p2p_out, 1, MPI_INT, right, 5, w, &r[13]));
 }
 
@@ -115,9 +117,9 @@ static void check(struct Pass *p) {
 }
 
 static void teardown(struct Pass *p) {
-  int **bufs[] = {&p->bc,  &p->ars, &p->arr, &p->rds, &p->rdr, &p->a2as, &p->a2ar, &p->ags,        &p->agr,
-                  &p->gs,  &p->gr,  &p->ss,  &p->sr,  &p->scs, &p->scr,  &p->exr,  &p->rsb,        &p->rsr,
-                  &p->agv_counts, &p->agv_displs, &p->agvr};
+  int **bufs[] = {&p->bc,  &p->ars, &p->arr, &p->rds, &p->rdr,        &p->a2as,       &p->a2ar,
+                  &p->ags, &p->agr, &p->gs,  &p->gr,  &p->ss,         &p->sr,         &p->scs,
+                  &p->scr, &p->exr, &p->rsb, &p->rsr, &p->agv_counts, &p->agv_displs, &p->agvr};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) free(*bufs[i]);
 }
 
@@ -127,8 +129,13 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   PRINT0("coll_nonblocking: %d ranks\n", size_);
   const int counts[] = {0, 100, 2500};
-  const char *how[] = {"Waitall", "Wait in reverse order", "Waitany", "Testall polling", "Test polling",
-                       "Waitsome", "two passes overlapping, blocking Allreduce between",
+  const char *how[] = {"Waitall",
+                       "Wait in reverse order",
+                       "Waitany",
+                       "Testall polling",
+                       "Test polling",
+                       "Waitsome",
+                       "two passes overlapping, blocking Allreduce between",
                        "Request_get_status, then Testany and Testsome"};
   for (int c = 0; c < 3; ++c) {
     for (int mode = 0; mode < 8; ++mode) {
@@ -204,12 +211,13 @@ int main(int argc, char **argv) {
   {
     int n = 50000;
     int *b = alloc_ints((size_t)n);
-    if (rank_ == 0) for (int i = 0; i < n; ++i) b[i] = val(0, i);
+    if (rank_ == 0)
+      for (int i = 0; i < n; ++i) b[i] = val(0, i);
     MPI_Request r;
     CHECK_MPI(MPI_Ibcast(b, n, MPI_INT, 0, MPI_COMM_WORLD, &r));
     int token = rank_, got = -1;
-    CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, (rank_ + 1) % size_, 9, &got, 1, MPI_INT, (rank_ - 1 + size_) % size_, 9,
-                           MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, (rank_ + 1) % size_, 9, &got, 1, MPI_INT,
+                           (rank_ - 1 + size_) % size_, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(got == (rank_ - 1 + size_) % size_);
     CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
     for (int i = 0; i < n; ++i) CHECK(b[i] == val(0, i));

@@ -16,16 +16,16 @@
 #define COUNT 3
 
 enum Kind {
-  kInt,     /* an integer (or a character or byte, reduced as an integer by both) of `size` bytes */
-  kFloat,   /* float */
-  kDouble,  /* double */
+  kInt,    /* an integer (or a character or byte, reduced as an integer by both) of `size` bytes */
+  kFloat,  /* float */
+  kDouble, /* double */
   kLongDouble,
   kComplexF,
   kComplexD,
   kComplexLD,
-  kBool,        /* C _Bool */
-  kFLogical,    /* Fortran LOGICAL of `size` bytes: 0 or 1 */
-  kOnlyAccept,  /* no result compared (see the top of this file) */
+  kBool,       /* C _Bool */
+  kFLogical,   /* Fortran LOGICAL of `size` bytes: 0 or 1 */
+  kOnlyAccept, /* no result compared (see the top of this file) */
   kPairFloatInt,
   kPairDoubleInt,
   kPairLongInt,
@@ -43,7 +43,8 @@ struct Type {
   int size; /* bytes of one item in memory */
 };
 
-#define T(dt, kind, size) {#dt, dt, kind, size}
+#define T(dt, kind, size) \
+  { #dt, dt, kind, size }
 
 static const struct Type kTypes[] = {
     T(MPI_CHAR, kInt, 1),
@@ -121,9 +122,10 @@ struct Op {
   MPI_Op op;
 };
 static const struct Op kOps[] = {
-    {"MPI_SUM", MPI_SUM},   {"MPI_PROD", MPI_PROD},     {"MPI_MIN", MPI_MIN},       {"MPI_MAX", MPI_MAX},
-    {"MPI_LAND", MPI_LAND}, {"MPI_LOR", MPI_LOR},       {"MPI_LXOR", MPI_LXOR},     {"MPI_BAND", MPI_BAND},
-    {"MPI_BOR", MPI_BOR},   {"MPI_BXOR", MPI_BXOR},     {"MPI_MINLOC", MPI_MINLOC}, {"MPI_MAXLOC", MPI_MAXLOC},
+    {"MPI_SUM", MPI_SUM},         {"MPI_PROD", MPI_PROD},     {"MPI_MIN", MPI_MIN},
+    {"MPI_MAX", MPI_MAX},         {"MPI_LAND", MPI_LAND},     {"MPI_LOR", MPI_LOR},
+    {"MPI_LXOR", MPI_LXOR},       {"MPI_BAND", MPI_BAND},     {"MPI_BOR", MPI_BOR},
+    {"MPI_BXOR", MPI_BXOR},       {"MPI_MINLOC", MPI_MINLOC}, {"MPI_MAXLOC", MPI_MAXLOC},
     {"MPI_REPLACE", MPI_REPLACE}, {"MPI_NO_OP", MPI_NO_OP},
 };
 
@@ -134,7 +136,9 @@ static long long int_value(int r, int i) {
   if (i == 2) return 0x7f + r; /* 0x7f, 0x80, ...: signed and unsigned minima differ */
   return 1 + r + 2 * i;
 }
-static double real_value(int r, int i) { return i == 2 ? -1.5 * (r + 1) : 0.5 + r + 0.25 * i; }
+static double real_value(int r, int i) {
+  return i == 2 ? -1.5 * (r + 1) : 0.5 + r + 0.25 * i;
+}
 
 /* Fills `count` items of type t for rank r. `buf` has room for COUNT items of 64 bytes. */
 static void fill(const struct Type *t, int r, unsigned char *buf) {
@@ -146,37 +150,52 @@ static void fill(const struct Type *t, int r, unsigned char *buf) {
         memcpy(buf + i * t->size, &v, (size_t)t->size); /* little-endian: the low bytes */
         break;
       }
-      case kFloat: ((float *)buf)[i] = (float)real_value(r, i); break;
-      case kDouble: ((double *)buf)[i] = real_value(r, i); break;
-      case kLongDouble: ((long double *)buf)[i] = real_value(r, i); break;
-      case kComplexF: ((float complex *)buf)[i] = (float)real_value(r, i) + (float)(i - r) * 0.5f * I; break;
-      case kComplexD: ((double complex *)buf)[i] = real_value(r, i) + (i - r) * 0.5 * I; break;
-      case kComplexLD: ((long double complex *)buf)[i] = real_value(r, i) + (i - r) * 0.5L * I; break;
-      case kBool: ((bool *)buf)[i] = ((r + i) % 2) != 0 || (i == 2 && r == 0); break;
+      case kFloat:
+        ((float *)buf)[i] = (float)real_value(r, i);
+        break;
+      case kDouble:
+        ((double *)buf)[i] = real_value(r, i);
+        break;
+      case kLongDouble:
+        ((long double *)buf)[i] = real_value(r, i);
+        break;
+      case kComplexF:
+        ((float complex *)buf)[i] = (float)real_value(r, i) + (float)(i - r) * 0.5f * I;
+        break;
+      case kComplexD:
+        ((double complex *)buf)[i] = real_value(r, i) + (i - r) * 0.5 * I;
+        break;
+      case kComplexLD:
+        ((long double complex *)buf)[i] = real_value(r, i) + (i - r) * 0.5L * I;
+        break;
+      case kBool:
+        ((bool *)buf)[i] = ((r + i) % 2) != 0 || (i == 2 && r == 0);
+        break;
       case kFLogical: {
         long long v = ((r + i) % 2) != 0 || (i == 2 && r == 0);
         memcpy(buf + i * t->size, &v, (size_t)t->size);
         break;
       }
-      case kOnlyAccept: break; /* zeros: a valid value of every type */
-#define PAIR(kind, vtype, itype)                                         \
-  case kind: {                                                           \
-    struct {                                                             \
-      vtype v;                                                           \
-      itype k;                                                           \
-    } *p = (void *)buf;                                                  \
-    p[i].v = (vtype)(r % 2 == 0 ? 3 + i : 1 + i * (r + 1));              \
-    p[i].k = (itype)(10 * r + i);                                        \
-    break;                                                               \
+      case kOnlyAccept:
+        break; /* zeros: a valid value of every type */
+#define PAIR(kind, vtype, itype)                            \
+  case kind: {                                              \
+    struct {                                                \
+      vtype v;                                              \
+      itype k;                                              \
+    } *p = (void *)buf;                                     \
+    p[i].v = (vtype)(r % 2 == 0 ? 3 + i : 1 + i * (r + 1)); \
+    p[i].k = (itype)(10 * r + i);                           \
+    break;                                                  \
   }
-      PAIR(kPairFloatInt, float, int)
-      PAIR(kPairDoubleInt, double, int)
-      PAIR(kPairLongInt, long, int)
-      PAIR(kPair2Int, int, int)
-      PAIR(kPairShortInt, short, int)
-      PAIR(kPairLongDoubleInt, long double, int)
-      PAIR(kPair2Float, float, float)
-      PAIR(kPair2Double, double, double)
+        PAIR(kPairFloatInt, float, int)
+        PAIR(kPairDoubleInt, double, int)
+        PAIR(kPairLongInt, long, int)
+        PAIR(kPair2Int, int, int)
+        PAIR(kPairShortInt, short, int)
+        PAIR(kPairLongDoubleInt, long double, int)
+        PAIR(kPair2Float, float, float)
+        PAIR(kPair2Double, double, double)
 #undef PAIR
     }
   }
@@ -193,36 +212,48 @@ static void show(const struct Type *t, const unsigned char *buf, char *out, size
         ADD(" 0x");
         for (int b = t->size - 1; b >= 0; --b) ADD("%02x", buf[i * t->size + b]);
         break;
-      case kBool: ADD(" %d", ((const bool *)buf)[i] ? 1 : 0); break;
-      case kFloat: ADD(" %a", (double)((const float *)buf)[i]); break;
-      case kDouble: ADD(" %a", ((const double *)buf)[i]); break;
-      case kLongDouble: ADD(" %La", ((const long double *)buf)[i]); break;
+      case kBool:
+        ADD(" %d", ((const bool *)buf)[i] ? 1 : 0);
+        break;
+      case kFloat:
+        ADD(" %a", (double)((const float *)buf)[i]);
+        break;
+      case kDouble:
+        ADD(" %a", ((const double *)buf)[i]);
+        break;
+      case kLongDouble:
+        ADD(" %La", ((const long double *)buf)[i]);
+        break;
       case kComplexF:
         ADD(" (%a,%a)", (double)crealf(((const float complex *)buf)[i]),
             (double)cimagf(((const float complex *)buf)[i]));
         break;
-      case kComplexD: ADD(" (%a,%a)", creal(((const double complex *)buf)[i]), cimag(((const double complex *)buf)[i])); break;
-      case kComplexLD:
-        ADD(" (%La,%La)", creall(((const long double complex *)buf)[i]), cimagl(((const long double complex *)buf)[i]));
+      case kComplexD:
+        ADD(" (%a,%a)", creal(((const double complex *)buf)[i]), cimag(((const double complex *)buf)[i]));
         break;
-      case kOnlyAccept: break;
-#define PAIR(kind, vtype, itype, fmt, cast)                    \
-  case kind: {                                                 \
-    const struct {                                             \
-      vtype v;                                                 \
-      itype k;                                                 \
-    } *p = (const void *)buf;                                  \
+      case kComplexLD:
+        ADD(" (%La,%La)", creall(((const long double complex *)buf)[i]),
+            cimagl(((const long double complex *)buf)[i]));
+        break;
+      case kOnlyAccept:
+        break;
+#define PAIR(kind, vtype, itype, fmt, cast)                  \
+  case kind: {                                               \
+    const struct {                                           \
+      vtype v;                                               \
+      itype k;                                               \
+    } *p = (const void *)buf;                                \
     ADD(" (" fmt ",%lld)", (cast)p[i].v, (long long)p[i].k); \
-    break;                                                     \
+    break;                                                   \
   }
-      PAIR(kPairFloatInt, float, int, "%a", double)
-      PAIR(kPairDoubleInt, double, int, "%a", double)
-      PAIR(kPairLongInt, long, int, "%lld", long long)
-      PAIR(kPair2Int, int, int, "%lld", long long)
-      PAIR(kPairShortInt, short, int, "%lld", long long)
-      PAIR(kPairLongDoubleInt, long double, int, "%La", long double)
-      PAIR(kPair2Float, float, float, "%a", double)
-      PAIR(kPair2Double, double, double, "%a", double)
+        PAIR(kPairFloatInt, float, int, "%a", double)
+        PAIR(kPairDoubleInt, double, int, "%a", double)
+        PAIR(kPairLongInt, long, int, "%lld", long long)
+        PAIR(kPair2Int, int, int, "%lld", long long)
+        PAIR(kPairShortInt, short, int, "%lld", long long)
+        PAIR(kPairLongDoubleInt, long double, int, "%La", long double)
+        PAIR(kPair2Float, float, float, "%a", double)
+        PAIR(kPair2Double, double, double, "%a", double)
 #undef PAIR
     }
   }

@@ -27,33 +27,37 @@ static long long val(MPI_Op op, int r, int i) {
 }
 
 /* One C type: fill, MPI_Allreduce and MPI_Reduce (root size-1), compare with a local reduction. */
-#define ARITH(a, b, op)                                                                                       \
-  ((op) == MPI_SUM ? (a) + (b) : (op) == MPI_PROD ? (a) * (b) : (op) == MPI_MIN ? ((a) < (b) ? (a) : (b))    \
-   : (op) == MPI_MAX ? ((a) > (b) ? (a) : (b)) : (op) == MPI_LAND ? (((a) != 0) && ((b) != 0))               \
-   : (op) == MPI_LOR ? (((a) != 0) || ((b) != 0)) : (((a) != 0) != ((b) != 0)))
+#define ARITH(a, b, op)                            \
+  ((op) == MPI_SUM    ? (a) + (b)                  \
+   : (op) == MPI_PROD ? (a) * (b)                  \
+   : (op) == MPI_MIN  ? ((a) < (b) ? (a) : (b))    \
+   : (op) == MPI_MAX  ? ((a) > (b) ? (a) : (b))    \
+   : (op) == MPI_LAND ? (((a) != 0) && ((b) != 0)) \
+   : (op) == MPI_LOR  ? (((a) != 0) || ((b) != 0)) \
+                      : (((a) != 0) != ((b) != 0)))
 #define BITS(a, b, op) ((op) == MPI_BAND ? ((a) & (b)) : (op) == MPI_BOR ? ((a) | (b)) : ((a) ^ (b)))
 
-#define DEFINE_TEST(fname, T, COMBINE)                                                 \
-  static void fname(MPI_Datatype dt, MPI_Op op) {                                      \
-    T *s = xmalloc(sizeof(T) * (size_t)N), *r = xmalloc(sizeof(T) * (size_t)N);      \
-    T *e = xmalloc(sizeof(T) * (size_t)N), *r2 = xmalloc(sizeof(T) * (size_t)N);     \
-    for (int i = 0; i < N; ++i) {                                                      \
-      s[i] = (T)val(op, rank_, i);                                                     \
-      e[i] = (T)val(op, 0, i);                                                         \
-      for (int q = 1; q < size_; ++q) {                                                \
-        T x = (T)val(op, q, i);                                                        \
-        e[i] = (T)(COMBINE(e[i], x, op));                                              \
-      }                                                                                \
-    }                                                                                  \
-    CHECK_MPI(MPI_Allreduce(s, r, N, dt, op, MPI_COMM_WORLD));                         \
-    for (int i = 0; i < N; ++i) CHECK(r[i] == e[i]);                                   \
-    CHECK_MPI(MPI_Reduce(s, r2, N, dt, op, size_ - 1, MPI_COMM_WORLD));                \
-    if (rank_ == size_ - 1)                                                            \
-      for (int i = 0; i < N; ++i) CHECK(r2[i] == e[i]);                                \
-    free(s);                                                                           \
-    free(r);                                                                           \
-    free(e);                                                                           \
-    free(r2);                                                                          \
+#define DEFINE_TEST(fname, T, COMBINE)                                           \
+  static void fname(MPI_Datatype dt, MPI_Op op) {                                \
+    T *s = xmalloc(sizeof(T) * (size_t)N), *r = xmalloc(sizeof(T) * (size_t)N);  \
+    T *e = xmalloc(sizeof(T) * (size_t)N), *r2 = xmalloc(sizeof(T) * (size_t)N); \
+    for (int i = 0; i < N; ++i) {                                                \
+      s[i] = (T)val(op, rank_, i);                                               \
+      e[i] = (T)val(op, 0, i);                                                   \
+      for (int q = 1; q < size_; ++q) {                                          \
+        T x = (T)val(op, q, i);                                                  \
+        e[i] = (T)(COMBINE(e[i], x, op));                                        \
+      }                                                                          \
+    }                                                                            \
+    CHECK_MPI(MPI_Allreduce(s, r, N, dt, op, MPI_COMM_WORLD));                   \
+    for (int i = 0; i < N; ++i) CHECK(r[i] == e[i]);                             \
+    CHECK_MPI(MPI_Reduce(s, r2, N, dt, op, size_ - 1, MPI_COMM_WORLD));          \
+    if (rank_ == size_ - 1)                                                      \
+      for (int i = 0; i < N; ++i) CHECK(r2[i] == e[i]);                          \
+    free(s);                                                                     \
+    free(r);                                                                     \
+    free(e);                                                                     \
+    free(r2);                                                                    \
   }
 
 DEFINE_TEST(t_schar, signed char, ARITH)
@@ -144,10 +148,11 @@ static void test_predefined(void) {
     unsigned groups; /* bit per group */
     int bits;
   } ops[] = {
-      {MPI_SUM, "MPI_SUM", 1 | 2 | 4, 0},   {MPI_PROD, "MPI_PROD", 1 | 2 | 4, 0}, {MPI_MIN, "MPI_MIN", 1 | 2, 0},
-      {MPI_MAX, "MPI_MAX", 1 | 2, 0},       {MPI_LAND, "MPI_LAND", 1 | 8, 0},     {MPI_LOR, "MPI_LOR", 1 | 8, 0},
-      {MPI_LXOR, "MPI_LXOR", 1 | 8, 0},     {MPI_BAND, "MPI_BAND", 1 | 16, 1},    {MPI_BOR, "MPI_BOR", 1 | 16, 1},
-      {MPI_BXOR, "MPI_BXOR", 1 | 16, 1},
+      {MPI_SUM, "MPI_SUM", 1 | 2 | 4, 0}, {MPI_PROD, "MPI_PROD", 1 | 2 | 4, 0},
+      {MPI_MIN, "MPI_MIN", 1 | 2, 0},     {MPI_MAX, "MPI_MAX", 1 | 2, 0},
+      {MPI_LAND, "MPI_LAND", 1 | 8, 0},   {MPI_LOR, "MPI_LOR", 1 | 8, 0},
+      {MPI_LXOR, "MPI_LXOR", 1 | 8, 0},   {MPI_BAND, "MPI_BAND", 1 | 16, 1},
+      {MPI_BOR, "MPI_BOR", 1 | 16, 1},    {MPI_BXOR, "MPI_BXOR", 1 | 16, 1},
   };
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
     int n = 0;
@@ -163,29 +168,32 @@ static void test_predefined(void) {
 }
 
 /* MINLOC / MAXLOC: values with ties (the smaller index wins a tie). */
-#define DEFINE_LOC(fname, V, I)                                                                   \
-  static void fname(MPI_Datatype dt) {                                                            \
-    typedef struct { V v; I i; } Pair;                                                             \
-    Pair *s = xmalloc(sizeof(Pair) * (size_t)N), *r = xmalloc(sizeof(Pair) * (size_t)N);           \
-    Pair *emin = xmalloc(sizeof(Pair) * (size_t)N), *emax = xmalloc(sizeof(Pair) * (size_t)N);     \
-    for (int k = 0; k < N; ++k) {                                                                  \
-      s[k].v = (V)((rank_ * 7 + k) % 3);                                                           \
-      s[k].i = (I)(rank_ * 2 + k);                                                                 \
-      for (int q = 0; q < size_; ++q) {                                                            \
-        V v = (V)((q * 7 + k) % 3);                                                                \
-        I i = (I)(q * 2 + k);                                                                      \
+#define DEFINE_LOC(fname, V, I)                                                                         \
+  static void fname(MPI_Datatype dt) {                                                                  \
+    typedef struct {                                                                                    \
+      V v;                                                                                              \
+      I i;                                                                                              \
+    } Pair;                                                                                             \
+    Pair *s = xmalloc(sizeof(Pair) * (size_t)N), *r = xmalloc(sizeof(Pair) * (size_t)N);                \
+    Pair *emin = xmalloc(sizeof(Pair) * (size_t)N), *emax = xmalloc(sizeof(Pair) * (size_t)N);          \
+    for (int k = 0; k < N; ++k) {                                                                       \
+      s[k].v = (V)((rank_ * 7 + k) % 3);                                                                \
+      s[k].i = (I)(rank_ * 2 + k);                                                                      \
+      for (int q = 0; q < size_; ++q) {                                                                 \
+        V v = (V)((q * 7 + k) % 3);                                                                     \
+        I i = (I)(q * 2 + k);                                                                           \
         if (q == 0 || v < emin[k].v || (v == emin[k].v && i < emin[k].i)) emin[k].v = v, emin[k].i = i; \
         if (q == 0 || v > emax[k].v || (v == emax[k].v && i < emax[k].i)) emax[k].v = v, emax[k].i = i; \
-      }                                                                                            \
-    }                                                                                              \
-    CHECK_MPI(MPI_Allreduce(s, r, N, dt, MPI_MINLOC, MPI_COMM_WORLD));                            \
-    for (int k = 0; k < N; ++k) CHECK(r[k].v == emin[k].v && r[k].i == emin[k].i);               \
-    CHECK_MPI(MPI_Allreduce(s, r, N, dt, MPI_MAXLOC, MPI_COMM_WORLD));                            \
-    for (int k = 0; k < N; ++k) CHECK(r[k].v == emax[k].v && r[k].i == emax[k].i);               \
-    free(s);                                                                                       \
-    free(r);                                                                                       \
-    free(emin);                                                                                    \
-    free(emax);                                                                                    \
+      }                                                                                                 \
+    }                                                                                                   \
+    CHECK_MPI(MPI_Allreduce(s, r, N, dt, MPI_MINLOC, MPI_COMM_WORLD));                                  \
+    for (int k = 0; k < N; ++k) CHECK(r[k].v == emin[k].v && r[k].i == emin[k].i);                      \
+    CHECK_MPI(MPI_Allreduce(s, r, N, dt, MPI_MAXLOC, MPI_COMM_WORLD));                                  \
+    for (int k = 0; k < N; ++k) CHECK(r[k].v == emax[k].v && r[k].i == emax[k].i);                      \
+    free(s);                                                                                            \
+    free(r);                                                                                            \
+    free(emin);                                                                                         \
+    free(emax);                                                                                         \
   }
 DEFINE_LOC(l_float_int, float, int)
 DEFINE_LOC(l_double_int, double, int)
@@ -231,13 +239,15 @@ static void test_other_types(void) {
     /* MPI_INTEGER16: 128-bit sums that carry out of the low 64 bits */
     unsigned long long s[2] = {0xffffffffffffffffULL, 0}, r[2];
     CHECK_MPI(MPI_Allreduce(s, r, 1, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD));
-    CHECK(r[0] == 0xffffffffffffffffULL * (unsigned long long)size_ && r[1] == (unsigned long long)(size_ - 1));
+    CHECK(r[0] == 0xffffffffffffffffULL * (unsigned long long)size_ &&
+          r[1] == (unsigned long long)(size_ - 1));
   }
 #if defined(__SIZEOF_FLOAT128__)
   {
     /* MPI_REAL16 / MPI_COMPLEX32 are gfortran's REAL(16): IEEE binary128 (1/3 has 113 bits there) */
     __extension__ typedef __float128 q_t;
-    q_t x = (q_t)1 / 3 + rank_, sum = 0, cx[2] = {(q_t)1 / 3, (q_t)rank_ + 1}, c[2] = {0, 0}, cprod[2] = {1, 0};
+    q_t x = (q_t)1 / 3 + rank_, sum = 0, cx[2] = {(q_t)1 / 3, (q_t)rank_ + 1}, c[2] = {0, 0},
+        cprod[2] = {1, 0};
     CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_REAL16, MPI_SUM, MPI_COMM_WORLD));
     q_t want = 0;
     for (int r = 0; r < size_; ++r) want += (q_t)1 / 3 + r;
@@ -268,7 +278,8 @@ static void test_local(void) {
   {
     /* unaligned buffers (packed data may sit anywhere) */
     enum { M = 300 };
-    unsigned char *x = (unsigned char *)malloc(M * sizeof(double) + 1), *y = (unsigned char *)malloc(M * sizeof(double) + 3);
+    unsigned char *x = (unsigned char *)malloc(M * sizeof(double) + 1),
+                  *y = (unsigned char *)malloc(M * sizeof(double) + 3);
     for (int i = 0; i < M; ++i) {
       double u = i, v = 2 * i + 1;
       memcpy(x + 1 + i * sizeof(double), &u, sizeof u);
@@ -382,7 +393,8 @@ static void test_user(void) {
     CHECK(r[0] == e[0] && r[1] == e[1]);
     free(big);
   }
-  PRINT0("user op (non-commutative) ok: Allreduce, Reduce, Scan, Exscan, Reduce_scatter_block in rank order\n");
+  PRINT0(
+      "user op (non-commutative) ok: Allreduce, Reduce, Scan, Exscan, Reduce_scatter_block in rank order\n");
   CHECK_MPI(MPI_Op_free(&sum));
   CHECK_MPI(MPI_Op_free(&comp));
   CHECK(sum == MPI_OP_NULL && comp == MPI_OP_NULL);

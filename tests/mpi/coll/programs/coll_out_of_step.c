@@ -32,7 +32,8 @@ int main(int argc, char **argv) {
   int cls = -1;
   MPI_Error_class(rc, &cls);
   if (cls != MPI_ERR_OTHER) {
-    fprintf(stderr, "rank %d: allreduce after the failed gather returned class %d (sum %d), not MPI_ERR_OTHER\n",
+    fprintf(stderr,
+            "rank %d: allreduce after the failed gather returned class %d (sum %d), not MPI_ERR_OTHER\n",
             rank, cls, s);
   }
   CHECK(cls == MPI_ERR_OTHER);

@@ -11,7 +11,7 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_split(d, 0, -rank, &s));
   CHECK_MPI(MPI_Barrier(s));
   if (rank == size - 1) MPI_Abort(s, 9);
-  MPI_Barrier(d);  /* never completes: the last rank aborts */
+  MPI_Barrier(d); /* never completes: the last rank aborts */
   fprintf(stderr, "rank %d: passed a barrier the aborting rank never entered\n", rank);
   MPI_Finalize();
   return 0;

@@ -45,10 +45,14 @@ static int self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
 
 static const char *cmp_name(int r) {
   switch (r) {
-    case MPI_IDENT: return "IDENT";
-    case MPI_CONGRUENT: return "CONGRUENT";
-    case MPI_SIMILAR: return "SIMILAR";
-    case MPI_UNEQUAL: return "UNEQUAL";
+    case MPI_IDENT:
+      return "IDENT";
+    case MPI_CONGRUENT:
+      return "CONGRUENT";
+    case MPI_SIMILAR:
+      return "SIMILAR";
+    case MPI_UNEQUAL:
+      return "UNEQUAL";
   }
   return "?";
 }
@@ -88,8 +92,8 @@ int main(int argc, char **argv) {
   {
     unsigned char out[300], in[300];
     fill_pattern(out, sizeof out, (unsigned)rank);
-    CHECK_MPI(MPI_Sendrecv(out, 300, MPI_BYTE, (rank + 1) % size, 1, in, 300, MPI_BYTE, (rank + size - 1) % size, 1, d,
-                           MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Sendrecv(out, 300, MPI_BYTE, (rank + 1) % size, 1, in, 300, MPI_BYTE,
+                           (rank + size - 1) % size, 1, d, MPI_STATUS_IGNORE));
     CHECK(check_pattern(in, sizeof in, (unsigned)((rank + size - 1) % size)) == -1);
   }
 
@@ -120,8 +124,10 @@ int main(int argc, char **argv) {
     long v_copy = get_long(d2, k_copy, &f_copy), v_dup = get_long(d2, k_dup, &f_dup);
     get_long(d2, k_nocopy, &f_nocopy);
     get_long(d2, k_plain, &f_plain);
-    PRINT0("after dup: %d copy callback(s); on the dup: copy %ld (flag %d) nocopy flag %d dup %ld (flag %d) plain flag %d\n",
-           copies, v_copy, f_copy, f_nocopy, v_dup, f_dup, f_plain);
+    PRINT0(
+        "after dup: %d copy callback(s); on the dup: copy %ld (flag %d) nocopy flag %d dup %ld (flag %d) "
+        "plain flag %d\n",
+        copies, v_copy, f_copy, f_nocopy, v_dup, f_dup, f_plain);
   }
   /* overwrite: the old value's delete callback runs */
   CHECK_MPI(MPI_Comm_set_attr(d2, k_copy, (void *)(size_t)99));

@@ -26,9 +26,10 @@ int main(int argc, char **argv) {
     expect_class("comm_rank of a garbage handle", MPI_Comm_rank(garbage, &n), MPI_ERR_COMM);
     expect_class("comm_dup of a garbage handle", MPI_Comm_dup(garbage, &nc), MPI_ERR_COMM);
   } else {
-    PRINT0("comm_size of a freed communicator: MPI_ERR_COMM\nsend on a freed communicator: MPI_ERR_COMM\n"
-           "comm_free of a freed communicator: MPI_ERR_COMM\ncomm_rank of a garbage handle: MPI_ERR_COMM\n"
-           "comm_dup of a garbage handle: MPI_ERR_COMM\n");
+    PRINT0(
+        "comm_size of a freed communicator: MPI_ERR_COMM\nsend on a freed communicator: MPI_ERR_COMM\n"
+        "comm_free of a freed communicator: MPI_ERR_COMM\ncomm_rank of a garbage handle: MPI_ERR_COMM\n"
+        "comm_dup of a garbage handle: MPI_ERR_COMM\n");
   }
   expect_class("comm_size of MPI_COMM_NULL", MPI_Comm_size(MPI_COMM_NULL, &n), MPI_ERR_COMM);
   expect_class("comm_dup of MPI_COMM_NULL", MPI_Comm_dup(MPI_COMM_NULL, &nc), MPI_ERR_COMM);
@@ -76,7 +77,8 @@ int main(int argc, char **argv) {
     if (takyon_mpi()) CHECK(rc1 == MPI_ERR_GROUP);
   }
   if (nc != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_free(&nc));
-  PRINT0("comm_create_group with processes outside the communicator: %s\n", size > 1 ? "MPI_ERR_GROUP" : "skipped");
+  PRINT0("comm_create_group with processes outside the communicator: %s\n",
+         size > 1 ? "MPI_ERR_GROUP" : "skipped");
 
   /* attributes */
   int kv, kv_saved;
@@ -117,8 +119,9 @@ int main(int argc, char **argv) {
     CHECK(rc == (rank == 0 ? MPI_ERR_GROUP : MPI_ERR_OTHER));
     CHECK_MPI(MPI_Group_free(&wg_only0));
   }
-  PRINT0("comm_split, comm_dup, comm_create with bad arguments on one member: it gets its class, the others "
-         "MPI_ERR_OTHER\n");
+  PRINT0(
+      "comm_split, comm_dup, comm_create with bad arguments on one member: it gets its class, the others "
+      "MPI_ERR_OTHER\n");
 
   /* libtakyon_mpi: context ids run out cleanly (2048 slots, WORLD and SELF hold two), and freed ones
    * are reused */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Communicators made by Comm_split (parity, reversed keys, key ties, MPI_UNDEFINED, nested),
  * Comm_split_type(SHARED), Comm_create and Comm_create_group: each one's size and ranks, then a ring
- * of eager (probed first) and rendezvous messages and a barrier inside it, bytes checked; messages with the same
- * tag on communicators over the same ranks never match each other. np 1-5. */
+ * of eager (probed first) and rendezvous messages and a barrier inside it, bytes checked; messages with the
+ * same tag on communicators over the same ranks never match each other. np 1-5. */
 #include "test_util.h"
 
 enum { kSmall = 24, kLarge = 100000 };
@@ -22,7 +22,7 @@ static void ring(MPI_Comm comm, unsigned salt) {
     MPI_Request rq;
     MPI_Status st;
     int count = -1;
-    if (k == 0) {  /* eager: probe it first (the source is a rank of `comm`) */
+    if (k == 0) { /* eager: probe it first (the source is a rank of `comm`) */
       CHECK_MPI(MPI_Isend(out, (int)sizes[k], MPI_BYTE, to, 7, comm, &rq));
       CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, 7, comm, &st));
       CHECK(st.MPI_SOURCE == from);
@@ -52,7 +52,8 @@ static void expect_comm(MPI_Comm comm, int size, int rank, unsigned salt) {
   CHECK_MPI(MPI_Comm_size(comm, &s));
   CHECK_MPI(MPI_Comm_rank(comm, &r));
   if (s != size || r != rank) {
-    fprintf(stderr, "rank %d: salt %u: size %d rank %d, expected %d %d\n", world_rank(), salt, s, r, size, rank);
+    fprintf(stderr, "rank %d: salt %u: size %d rank %d, expected %d %d\n", world_rank(), salt, s, r, size,
+            rank);
     MPI_Abort(MPI_COMM_WORLD, 5);
   }
   ring(comm, salt);
@@ -208,7 +209,8 @@ int main(int argc, char **argv) {
    * MPI_Finalize */
   {
     MPI_Comm many[40];
-    for (int i = 0; i < 40; ++i) CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, i % 3 == rank % 3 ? 0 : 1, rank, &many[i]));
+    for (int i = 0; i < 40; ++i)
+      CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, i % 3 == rank % 3 ? 0 : 1, rank, &many[i]));
     for (int i = 0; i < 40; i += 13) ring(many[i], 12);
     for (int i = 0; i < 39; ++i) CHECK_MPI(MPI_Comm_free(&many[i]));
     ring(many[39], 13);

@@ -32,9 +32,12 @@ static void show(const char *name, MPI_Group g) {
 
 static const char *cmp_name(int r) {
   switch (r) {
-    case MPI_IDENT: return "IDENT";
-    case MPI_SIMILAR: return "SIMILAR";
-    case MPI_UNEQUAL: return "UNEQUAL";
+    case MPI_IDENT:
+      return "IDENT";
+    case MPI_SIMILAR:
+      return "SIMILAR";
+    case MPI_UNEQUAL:
+      return "UNEQUAL";
   }
   return "?";
 }

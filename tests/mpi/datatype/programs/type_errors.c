@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
   MPI_Aint aints[4];
   MPI_Datatype dts[4];
   expect("get_contents of MPI_INT", MPI_Type_get_contents(MPI_INT, 4, 4, 4, ints, aints, dts), MPI_ERR_TYPE);
-  expect("get_contents with max_integers 2 for a vector",
-         MPI_Type_get_contents(t, 2, 4, 4, ints, aints, dts), MPI_ERR_ARG);
+  expect("get_contents with max_integers 2 for a vector", MPI_Type_get_contents(t, 2, 4, 4, ints, aints, dts),
+         MPI_ERR_ARG);
 
   /* Subarrays that do not fit. */
   int sizes[2] = {4, 4}, subs[2] = {2, 5}, starts[2] = {0, 0};

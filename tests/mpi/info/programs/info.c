@@ -277,16 +277,17 @@ int main(int argc, char **argv) {
     expect_class("alloc_mem with a freed info", MPI_Alloc_mem(64, dead, &mem), MPI_ERR_INFO);
     check_info_env(argc, argv);
   } else {
-    PRINT0("info_get on a freed info: MPI_ERR_INFO\ninfo_set on a freed info: MPI_ERR_INFO\n"
-           "info_free of a freed info: MPI_ERR_INFO\ninfo_dup of a garbage handle: MPI_ERR_INFO\n"
-           "info_get_nkeys of a garbage handle: MPI_ERR_INFO\ninfo_free of MPI_INFO_NULL: MPI_ERR_INFO\n"
-           "info_create NULL: MPI_ERR_ARG\ninfo_set NULL key: MPI_ERR_INFO_KEY\n"
-           "info_set NULL value: MPI_ERR_INFO_VALUE\ninfo_get NULL flag: MPI_ERR_ARG\n"
-           "info_get_valuelen NULL valuelen: MPI_ERR_ARG\ninfo_get_nthkey NULL key: MPI_ERR_ARG\n"
-           "info_get_string negative buflen: MPI_ERR_ARG\ninfo_get_string NULL value: MPI_ERR_ARG\n"
-           "info_get_string on a freed info: MPI_ERR_INFO\nalloc_mem with a freed info: MPI_ERR_INFO\n"
-           "info_set on MPI_INFO_ENV: MPI_ERR_INFO\ninfo_delete on MPI_INFO_ENV: MPI_ERR_INFO\n"
-           "info_free of MPI_INFO_ENV: MPI_ERR_INFO\n");
+    PRINT0(
+        "info_get on a freed info: MPI_ERR_INFO\ninfo_set on a freed info: MPI_ERR_INFO\n"
+        "info_free of a freed info: MPI_ERR_INFO\ninfo_dup of a garbage handle: MPI_ERR_INFO\n"
+        "info_get_nkeys of a garbage handle: MPI_ERR_INFO\ninfo_free of MPI_INFO_NULL: MPI_ERR_INFO\n"
+        "info_create NULL: MPI_ERR_ARG\ninfo_set NULL key: MPI_ERR_INFO_KEY\n"
+        "info_set NULL value: MPI_ERR_INFO_VALUE\ninfo_get NULL flag: MPI_ERR_ARG\n"
+        "info_get_valuelen NULL valuelen: MPI_ERR_ARG\ninfo_get_nthkey NULL key: MPI_ERR_ARG\n"
+        "info_get_string negative buflen: MPI_ERR_ARG\ninfo_get_string NULL value: MPI_ERR_ARG\n"
+        "info_get_string on a freed info: MPI_ERR_INFO\nalloc_mem with a freed info: MPI_ERR_INFO\n"
+        "info_set on MPI_INFO_ENV: MPI_ERR_INFO\ninfo_delete on MPI_INFO_ENV: MPI_ERR_INFO\n"
+        "info_free of MPI_INFO_ENV: MPI_ERR_INFO\n");
   }
   print_info("after the bad calls", info);
   CHECK_MPI(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
@@ -367,7 +368,10 @@ int main(int argc, char **argv) {
       CHECK((int)strlen(text) == len);
       CHECK_MPI(MPI_Error_class(codes[i], &cls));
       if (i == 0) cls = e1; /* as above */
-      PRINT0("added %d: class %s, string '%s'\n", i, cls == MPI_ERR_ARG ? "MPI_ERR_ARG" : cls == e1 ? "added" : "?",
+      PRINT0("added %d: class %s, string '%s'\n", i,
+             cls == MPI_ERR_ARG ? "MPI_ERR_ARG"
+             : cls == e1        ? "added"
+                                : "?",
              text);
     }
     /* a user handler receives the added code */
@@ -404,10 +408,12 @@ int main(int argc, char **argv) {
         CHECK(len > 0);
       }
     } else {
-      PRINT0("add_error_string too long: MPI_ERR_ARG\nadd_error_string NULL: MPI_ERR_ARG\n"
-             "add_error_string of an unknown code: MPI_ERR_ARG\nadd_error_code of an unknown class: MPI_ERR_ARG\n"
-             "add_error_class NULL: MPI_ERR_ARG\nerror_class of an unknown code: MPI_ERR_ARG\n"
-             "error_string of an unknown code: MPI_ERR_ARG\n");
+      PRINT0(
+          "add_error_string too long: MPI_ERR_ARG\nadd_error_string NULL: MPI_ERR_ARG\n"
+          "add_error_string of an unknown code: MPI_ERR_ARG\nadd_error_code of an unknown class: "
+          "MPI_ERR_ARG\n"
+          "add_error_class NULL: MPI_ERR_ARG\nerror_class of an unknown code: MPI_ERR_ARG\n"
+          "error_string of an unknown code: MPI_ERR_ARG\n");
     }
   }
 

@@ -123,8 +123,8 @@ int main(int argc, char **argv) {
     int i;
   } di_out[3] = {{1.5, 1}, {2.5, 2}, {3.5, 3}}, di_in[3];
   memset(di_in, 0, sizeof di_in);
-  CHECK_MPI(MPI_Sendrecv(di_out, 3, MPI_DOUBLE_INT, next, 3, di_in, 3, MPI_DOUBLE_INT, prev, 3, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Sendrecv(di_out, 3, MPI_DOUBLE_INT, next, 3, di_in, 3, MPI_DOUBLE_INT, prev, 3,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   for (int i = 0; i < 3; ++i) CHECK(di_in[i].d == di_out[i].d && di_in[i].i == di_out[i].i);
   PRINT0("basic datatypes ok\n");
   MPI_Finalize();

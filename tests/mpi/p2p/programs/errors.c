@@ -11,7 +11,9 @@ static void expect_or_status(const char *what, int rc, int cls, int lenient) {
   PRINT0("%s: error\n", what);
 }
 
-static void expect(const char *what, int rc, int cls) { expect_or_status(what, rc, cls, 0); }
+static void expect(const char *what, int rc, int cls) {
+  expect_or_status(what, rc, cls, 0);
+}
 
 /* A user error handler (MPI_Comm_create_errhandler): counts its calls and keeps the last code. */
 static int user_calls;
@@ -43,7 +45,8 @@ int main(int argc, char **argv) {
   expect("send with MPI_ANY_TAG", MPI_Send(&v, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD), MPI_ERR_TAG);
   expect("recv with tag -7", MPI_Irecv(&v, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, &req), MPI_ERR_TAG);
   expect("send with count -1", MPI_Send(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
-  expect("send with MPI_DATATYPE_NULL", MPI_Send(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  expect("send with MPI_DATATYPE_NULL", MPI_Send(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD),
+         MPI_ERR_TYPE);
   expect("send on MPI_COMM_NULL", MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM);
   expect("isend with NULL buffer", MPI_Isend(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
   MPI_Request bogus = MPI_REQUEST_NULL;

@@ -9,7 +9,9 @@
 #define BIG (64 * 1024 + 3) /* rendezvous on every channel */
 #define PER_SOURCE 40
 
-static unsigned seed_of(int source, int tag, int i) { return (unsigned)(source * 1000 + tag * 50 + i); }
+static unsigned seed_of(int source, int tag, int i) {
+  return (unsigned)(source * 1000 + tag * 50 + i);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -154,15 +156,17 @@ int main(int argc, char **argv) {
   for (int round = 0; round < 10; ++round) {
     int out[3] = {rank, round, 7}, in[3] = {-1, -1, -1};
     int src = round % 2 ? MPI_ANY_SOURCE : left;
-    CHECK_MPI(MPI_Sendrecv(out, 3, MPI_INT, right, 10 + round, in, 3, MPI_INT, src, 10 + round, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Sendrecv(out, 3, MPI_INT, right, 10 + round, in, 3, MPI_INT, src, 10 + round,
+                           MPI_COMM_WORLD, &st));
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK(in[0] == left && in[1] == round && in[2] == 7 && st.MPI_SOURCE == left && st.MPI_TAG == 10 + round &&
-          count == 3);
+    CHECK(in[0] == left && in[1] == round && in[2] == 7 && st.MPI_SOURCE == left &&
+          st.MPI_TAG == 10 + round && count == 3);
   }
   unsigned char *big_in = (unsigned char *)malloc(BIG);
   CHECK(big_in != NULL);
   fill_pattern(big, BIG, seed_of(rank, 11, 0));
-  CHECK_MPI(MPI_Sendrecv(big, BIG, MPI_BYTE, right, 11, big_in, BIG, MPI_BYTE, left, 11, MPI_COMM_WORLD, &st));
+  CHECK_MPI(
+      MPI_Sendrecv(big, BIG, MPI_BYTE, right, 11, big_in, BIG, MPI_BYTE, left, 11, MPI_COMM_WORLD, &st));
   MPI_Get_count(&st, MPI_BYTE, &count);
   CHECK(count == BIG && check_pattern(big_in, BIG, seed_of(left, 11, 0)) == -1);
   free(big_in);

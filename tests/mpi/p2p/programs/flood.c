@@ -21,7 +21,8 @@ int main(int argc, char **argv) {
     unsigned char *lb = malloc((size_t)LARGE * LARGE_BYTES);
     for (int i = 0; i < LARGE; ++i) {
       fill_pattern(lb + (size_t)i * LARGE_BYTES, LARGE_BYTES, (unsigned)i);
-      CHECK_MPI(MPI_Isend(lb + (size_t)i * LARGE_BYTES, LARGE_BYTES, MPI_BYTE, 0, 1000 + i, MPI_COMM_WORLD, &reqs[i]));
+      CHECK_MPI(MPI_Isend(lb + (size_t)i * LARGE_BYTES, LARGE_BYTES, MPI_BYTE, 0, 1000 + i, MPI_COMM_WORLD,
+                          &reqs[i]));
     }
     MPI_Barrier(MPI_COMM_WORLD); /* rank 0 posts nothing before this */
     CHECK_MPI(MPI_Waitall(LARGE, reqs, MPI_STATUSES_IGNORE));
@@ -57,7 +58,8 @@ int main(int argc, char **argv) {
     }
   }
   for (int p = 0; p < size; ++p) {
-    for (int i = 0; i < n; ++i) CHECK_MPI(MPI_Irecv(&in[p * n + i], 1, MPI_INT, p, 5, MPI_COMM_WORLD, &reqs[k++]));
+    for (int i = 0; i < n; ++i)
+      CHECK_MPI(MPI_Irecv(&in[p * n + i], 1, MPI_INT, p, 5, MPI_COMM_WORLD, &reqs[k++]));
   }
   CHECK_MPI(MPI_Waitall(k, reqs, MPI_STATUSES_IGNORE));
   for (int p = 0; p < size; ++p) {

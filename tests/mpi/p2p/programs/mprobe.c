@@ -202,8 +202,9 @@ int main(int argc, char **argv) {
   }
 #endif
   if (!no_mem_checked) {
-    PRINT0("Mrecv whose buffer cannot be allocated: MPI_ERR_NO_MEM\n"
-           "Imrecv whose buffer cannot be allocated: MPI_ERR_NO_MEM\n");
+    PRINT0(
+        "Mrecv whose buffer cannot be allocated: MPI_ERR_NO_MEM\n"
+        "Imrecv whose buffer cannot be allocated: MPI_ERR_NO_MEM\n");
   }
 
   /* Bad handles, checked under libtakyon_mpi only: Open MPI raises the first through MPI_COMM_NULL's
@@ -220,8 +221,9 @@ int main(int argc, char **argv) {
     expect_class("Imrecv of a garbage handle", MPI_Imrecv(&x, 1, MPI_INT, &garbage, &r2), MPI_ERR_REQUEST);
     expect_class("Mprobe with message NULL", MPI_Mprobe(prev, 0, MPI_COMM_WORLD, NULL, &st), MPI_ERR_ARG);
   } else {
-    PRINT0("Mrecv of MPI_MESSAGE_NULL: MPI_ERR_REQUEST\nMrecv of a garbage handle: MPI_ERR_REQUEST\n"
-           "Imrecv of a garbage handle: MPI_ERR_REQUEST\nMprobe with message NULL: MPI_ERR_ARG\n");
+    PRINT0(
+        "Mrecv of MPI_MESSAGE_NULL: MPI_ERR_REQUEST\nMrecv of a garbage handle: MPI_ERR_REQUEST\n"
+        "Imrecv of a garbage handle: MPI_ERR_REQUEST\nMprobe with message NULL: MPI_ERR_ARG\n");
   }
 
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));

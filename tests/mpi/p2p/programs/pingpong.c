@@ -6,8 +6,9 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = world_rank(), size = world_size();
-  static const size_t sizes[] = {0, 1, 8, 39, 40, 41, 64, 1000, 4071, 4072, 4073, 8192, 8232, 8233, 65536, 131071,
-                                 131072, 131073, 1 << 20, (1 << 20) + 3, 8 << 20};
+  static const size_t sizes[] = {
+      0,    1,    8,    39,    40,     41,     64,     1000,    4071,          4072,   4073,
+      8192, 8232, 8233, 65536, 131071, 131072, 131073, 1 << 20, (1 << 20) + 3, 8 << 20};
   const size_t nsizes = sizeof sizes / sizeof sizes[0];
   unsigned char *buf = malloc((8 << 20) + 8);
   CHECK(buf != NULL);
@@ -42,7 +43,8 @@ int main(int argc, char **argv) {
     fill_pattern(out, n, (unsigned)(1000 + rank));
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
     MPI_Status st;
-    CHECK_MPI(MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 7, buf, (int)n, MPI_BYTE, prev, 7, MPI_COMM_WORLD, &st));
+    CHECK_MPI(
+        MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 7, buf, (int)n, MPI_BYTE, prev, 7, MPI_COMM_WORLD, &st));
     CHECK(st.MPI_SOURCE == prev);
     CHECK(check_pattern(buf, n, (unsigned)(1000 + prev)) == -1);
     free(out);

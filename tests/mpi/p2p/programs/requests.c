@@ -47,9 +47,11 @@ int main(int argc, char **argv) {
   /* Waitsome / Testsome: all 6 complete eventually; the union of indices is every request once */
   if (rank < 2) {
     int peer = 1 - rank, seen = 0, total = 0;
-    for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Irecv(&vals[i], 1, MPI_INT, peer, 20 + i, MPI_COMM_WORLD, &reqs[i]));
+    for (int i = 0; i < 3; ++i)
+      CHECK_MPI(MPI_Irecv(&vals[i], 1, MPI_INT, peer, 20 + i, MPI_COMM_WORLD, &reqs[i]));
     int out[3] = {rank * 10, rank * 10 + 1, rank * 10 + 2};
-    for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Isend(&out[i], 1, MPI_INT, peer, 20 + i, MPI_COMM_WORLD, &reqs[3 + i]));
+    for (int i = 0; i < 3; ++i)
+      CHECK_MPI(MPI_Isend(&out[i], 1, MPI_INT, peer, 20 + i, MPI_COMM_WORLD, &reqs[3 + i]));
     int use_test = 0;
     while (total < 6) {
       if (use_test) {

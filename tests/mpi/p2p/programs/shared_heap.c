@@ -111,7 +111,7 @@ static void exchange(unsigned char *from, unsigned char *to, size_t n, unsigned 
 }
 
 int main(int argc, char **argv) {
-  const size_t n = 1000000; /* under 1 MiB: a single copy (larger ones take the pipeline) */
+  const size_t n = 1000000;              /* under 1 MiB: a single copy (larger ones take the pipeline) */
   unsigned char *before = malloc(n + 8); /* before MPI_Init: never the shared heap's */
   MPI_Init(&argc, &argv);
   CHECK(before != NULL && !in_shared_heap(before));

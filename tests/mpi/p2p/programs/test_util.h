@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                                            \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      int r_ = -1;                                                                             \
-      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                                      \
-      fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", r_, __FILE__, __LINE__, #cond);   \
-      fflush(stderr);                                                                          \
-      MPI_Abort(MPI_COMM_WORLD, 3);                                                            \
-    }                                                                                          \
+#define CHECK(cond)                                                                         \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
+      int r_ = -1;                                                                          \
+      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                                   \
+      fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", r_, __FILE__, __LINE__, #cond); \
+      fflush(stderr);                                                                       \
+      MPI_Abort(MPI_COMM_WORLD, 3);                                                         \
+    }                                                                                       \
   } while (0)
 
 #define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS)
@@ -52,12 +52,12 @@ static inline int world_size(void) {
 }
 
 /* Prints only on rank 0 (the outputs are compared between launchers and MPI libraries). */
-#define PRINT0(...)                   \
-  do {                                \
-    if (world_rank() == 0) {          \
-      printf(__VA_ARGS__);            \
-      fflush(stdout);                 \
-    }                                 \
+#define PRINT0(...)          \
+  do {                       \
+    if (world_rank() == 0) { \
+      printf(__VA_ARGS__);   \
+      fflush(stdout);        \
+    }                        \
   } while (0)
 
 /* 1 under libtakyon_mpi (its library version string names Takyon), else 0. The error tests check
@@ -76,29 +76,52 @@ static inline int takyon_mpi(void) {
 /* The name of error class `cls` as the error tests print it. */
 static inline const char *error_class_name(int cls) {
   switch (cls) {
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_TAG: return "MPI_ERR_TAG";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_RANK: return "MPI_ERR_RANK";
-    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
-    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
-    case MPI_ERR_GROUP: return "MPI_ERR_GROUP";
-    case MPI_ERR_OP: return "MPI_ERR_OP";
-    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY";
-    case MPI_ERR_DIMS: return "MPI_ERR_DIMS";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
-    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
-    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
-    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
-    case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL";
-    case MPI_ERR_INFO: return "MPI_ERR_INFO";
-    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY";
-    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE";
-    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY";
-    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
+    case MPI_ERR_BUFFER:
+      return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT:
+      return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE:
+      return "MPI_ERR_TYPE";
+    case MPI_ERR_TAG:
+      return "MPI_ERR_TAG";
+    case MPI_ERR_COMM:
+      return "MPI_ERR_COMM";
+    case MPI_ERR_RANK:
+      return "MPI_ERR_RANK";
+    case MPI_ERR_REQUEST:
+      return "MPI_ERR_REQUEST";
+    case MPI_ERR_ROOT:
+      return "MPI_ERR_ROOT";
+    case MPI_ERR_GROUP:
+      return "MPI_ERR_GROUP";
+    case MPI_ERR_OP:
+      return "MPI_ERR_OP";
+    case MPI_ERR_TOPOLOGY:
+      return "MPI_ERR_TOPOLOGY";
+    case MPI_ERR_DIMS:
+      return "MPI_ERR_DIMS";
+    case MPI_ERR_ARG:
+      return "MPI_ERR_ARG";
+    case MPI_ERR_TRUNCATE:
+      return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_IN_STATUS:
+      return "MPI_ERR_IN_STATUS";
+    case MPI_ERR_OTHER:
+      return "MPI_ERR_OTHER";
+    case MPI_ERR_INTERN:
+      return "MPI_ERR_INTERN";
+    case MPI_ERR_KEYVAL:
+      return "MPI_ERR_KEYVAL";
+    case MPI_ERR_INFO:
+      return "MPI_ERR_INFO";
+    case MPI_ERR_INFO_KEY:
+      return "MPI_ERR_INFO_KEY";
+    case MPI_ERR_INFO_VALUE:
+      return "MPI_ERR_INFO_VALUE";
+    case MPI_ERR_INFO_NOKEY:
+      return "MPI_ERR_INFO_NOKEY";
+    case MPI_ERR_NO_MEM:
+      return "MPI_ERR_NO_MEM";
   }
   return "another class";
 }

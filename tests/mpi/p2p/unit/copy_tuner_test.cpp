@@ -58,7 +58,9 @@ TEST(CopyTuner, OneOutlierDoesNotFlipTheChoice) {
   for (int i = 0; i < CopyTuner::kWarmup + CopyTuner::kExplore; ++i) {
     CopyTuner::Ticket k = t.begin(key, 3, 200000);
     // The single copy is faster, but one of its counted calls was preempted (and the warm-up was slow).
-    std::uint64_t ns = k.mode == Mode::kPipeline ? 80 : (i < CopyTuner::kWarmup || i == CopyTuner::kWarmup + 2 ? 100000 : 50);
+    std::uint64_t ns = k.mode == Mode::kPipeline
+                           ? 80
+                           : (i < CopyTuner::kWarmup || i == CopyTuner::kWarmup + 2 ? 100000 : 50);
     t.end(k, ns);
   }
   EXPECT_EQ(t.preferred(key, 3, 200000), Mode::kSingle);
@@ -103,9 +105,9 @@ TEST(CopyTuner, KeysAreSeparateAndSmallCallsAreNotTuned) {
   const char* b = "MPI_Scatter";
   drive(t, a, 2, 1 << 20, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 60);
   EXPECT_EQ(t.preferred(a, 2, 1 << 20), Mode::kPipeline);
-  EXPECT_EQ(t.preferred(b, 2, 1 << 20), Mode::kSingle);   // another collective
-  EXPECT_EQ(t.preferred(a, 4, 1 << 20), Mode::kSingle);   // another communicator size
-  EXPECT_EQ(t.preferred(a, 2, 1 << 18), Mode::kSingle);   // another size class
+  EXPECT_EQ(t.preferred(b, 2, 1 << 20), Mode::kSingle);          // another collective
+  EXPECT_EQ(t.preferred(a, 4, 1 << 20), Mode::kSingle);          // another communicator size
+  EXPECT_EQ(t.preferred(a, 2, 1 << 18), Mode::kSingle);          // another size class
   EXPECT_EQ(t.preferred(a, 2, (1 << 20) + 5), Mode::kPipeline);  // same size class
   // The size class is that of all received bytes: 4 receives of 256 KiB are not one of 256 KiB.
   drive(t, b, 2, 1 << 18, CopyTuner::kWarmup + CopyTuner::kExplore, 100, 60);

@@ -57,8 +57,9 @@ class EnginePair : public ::testing::Test {
     layout_ = shm::InboxLayout::for_ranks(2);
     layout_.ncells = 8;  // small ring: flow control kicks in quickly
     for (int r = 0; r < 2; ++r) {
-      seg_[r] = shm::Segment::create("/takyon-mpi-engine-test-" + std::to_string(getpid()) + "-" + std::to_string(r),
-                                     layout_.total_bytes());
+      seg_[r] = shm::Segment::create(
+          "/takyon-mpi-engine-test-" + std::to_string(getpid()) + "-" + std::to_string(r),
+          layout_.total_bytes());
       seg_[r].unlink();
     }
     std::vector<void*> bases{seg_[0].data(), seg_[1].data()};
@@ -66,7 +67,8 @@ class EnginePair : public ::testing::Test {
     e_[0] = std::make_unique<Engine>(0, 2, layout_, bases, pids);
     e_[1] = std::make_unique<Engine>(1, 2, layout_, bases, pids);
   }
-  Request* send(int from, int to, int tag, const void* buf, std::size_t bytes, SendMode mode = SendMode::kStandard) {
+  Request* send(int from, int to, int tag, const void* buf, std::size_t bytes,
+                SendMode mode = SendMode::kStandard) {
     return start_send_on(*e_[from], to, tag, buf, bytes, mode);
   }
   Request* recv(int at, int from, int tag, void* buf, std::size_t bytes) {
@@ -404,9 +406,9 @@ struct PidTestInboxes {
   shm::Segment seg[2];
   PidTestInboxes() {
     for (int r = 0; r < 2; ++r) {
-      seg[r] = shm::Segment::create("/takyon-mpi-engine-pid-test-" + std::to_string(getpid()) + "-" +
-                                        std::to_string(r),
-                                    layout.total_bytes());
+      seg[r] = shm::Segment::create(
+          "/takyon-mpi-engine-pid-test-" + std::to_string(getpid()) + "-" + std::to_string(r),
+          layout.total_bytes());
       seg[r].unlink();
     }
   }
@@ -428,7 +430,8 @@ TEST(EnginePidReuse, ExitedPeerIsDeadWhenItsPidIsReused) {
   const pid_t impostor = spawn_waiter_as(peer, impostor_pipe);
   EXPECT_THROW(e.check_peers(), PeerFailure);
   EXPECT_TRUE(e.peer_gone(1));
-  if (impostor < 0) GTEST_SKIP() << "could not give pid " << peer << " to another process; checked the plain exit only";
+  if (impostor < 0)
+    GTEST_SKIP() << "could not give pid " << peer << " to another process; checked the plain exit only";
   end_waiter(impostor, impostor_pipe);
 }
 

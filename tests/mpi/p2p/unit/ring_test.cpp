@@ -24,7 +24,9 @@ std::string unique_name(const char* what) {
   return "/takyon-mpi-test-" + std::string(what) + "-" + std::to_string(getpid());
 }
 
-unsigned char byte_at(std::uint32_t msg, std::size_t i) { return static_cast<unsigned char>(msg * 31 + i * 7 + 1); }
+unsigned char byte_at(std::uint32_t msg, std::size_t i) {
+  return static_cast<unsigned char>(msg * 31 + i * 7 + 1);
+}
 
 TEST(ShmRing, ForkedStreamWrapsAndFills) {
   InboxLayout l;

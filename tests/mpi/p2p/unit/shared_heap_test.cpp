@@ -74,7 +74,8 @@ TEST(SharedHeap, RandomAllocationsStayDisjointAndMergeBackToEmpty) {
       next = static_cast<unsigned char>(next % 250 + 1);
     } else {
       const std::size_t i = rng() % live.size();
-      ASSERT_TRUE(filled_with(live[i].p, live[i].n, live[i].v)) << "another block overwrote this one (op " << op << ")";
+      ASSERT_TRUE(filled_with(live[i].p, live[i].n, live[i].v))
+          << "another block overwrote this one (op " << op << ")";
       h.release(live[i].p);
       live[i] = live.back();
       live.pop_back();

@@ -21,11 +21,11 @@ static void dims_table(void) {
   static const struct {
     int nnodes, ndims, in[4];
   } cases[] = {
-      {1, 1, {0}},          {7, 1, {0}},          {6, 2, {0, 0}},          {7, 2, {0, 0}},
-      {12, 2, {0, 0}},      {16, 2, {0, 0}},      {30, 3, {0, 0, 0}},      {64, 3, {0, 0, 0}},
-      {100, 3, {0, 0, 0}},  {27, 3, {0, 0, 0}},   {128, 3, {0, 0, 0}},     {24, 4, {0, 0, 0, 0}},
-      {12, 3, {0, 3, 0}},   {60, 3, {0, 0, 5}},   {1000, 4, {4, 0, 0, 1}}, {24, 2, {4, 6}},
-      {5, 3, {0, 0, 0}},    {36, 2, {0, 0}},      {2, 4, {0, 0, 0, 0}},    {210, 4, {0, 0, 0, 0}},
+      {1, 1, {0}},         {7, 1, {0}},        {6, 2, {0, 0}},          {7, 2, {0, 0}},
+      {12, 2, {0, 0}},     {16, 2, {0, 0}},    {30, 3, {0, 0, 0}},      {64, 3, {0, 0, 0}},
+      {100, 3, {0, 0, 0}}, {27, 3, {0, 0, 0}}, {128, 3, {0, 0, 0}},     {24, 4, {0, 0, 0, 0}},
+      {12, 3, {0, 3, 0}},  {60, 3, {0, 0, 5}}, {1000, 4, {4, 0, 0, 1}}, {24, 2, {4, 6}},
+      {5, 3, {0, 0, 0}},   {36, 2, {0, 0}},    {2, 4, {0, 0, 0, 0}},    {210, 4, {0, 0, 0, 0}},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     int d[4];
@@ -149,8 +149,8 @@ static void halo(MPI_Comm cart, int nd, const int *dims, const int *periods, uns
       fill_pattern(out, bytes, salt * 1000u + (unsigned)rank * 10u + tag);
       memset(in, 0xEE, bytes);
       MPI_Status st;
-      CHECK_MPI(MPI_Sendrecv(out, (int)bytes, MPI_BYTE, dst, (int)tag, in, (int)bytes, MPI_BYTE, src, (int)tag, cart,
-                             &st));
+      CHECK_MPI(MPI_Sendrecv(out, (int)bytes, MPI_BYTE, dst, (int)tag, in, (int)bytes, MPI_BYTE, src,
+                             (int)tag, cart, &st));
       int count = -1;
       CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
       if (src == MPI_PROC_NULL) {
@@ -211,7 +211,8 @@ static void ring(MPI_Comm comm, unsigned salt) {
   fill_pattern(out, sizeof out, salt * 100u + (unsigned)r);
   memset(in, 0, sizeof in);
   MPI_Status st;
-  CHECK_MPI(MPI_Sendrecv(out, (int)sizeof out, MPI_BYTE, to, 5, in, (int)sizeof in, MPI_BYTE, from, 5, comm, &st));
+  CHECK_MPI(
+      MPI_Sendrecv(out, (int)sizeof out, MPI_BYTE, to, 5, in, (int)sizeof in, MPI_BYTE, from, 5, comm, &st));
   CHECK(st.MPI_SOURCE == from);
   CHECK(check_pattern(in, sizeof in, salt * 100u + (unsigned)from) == -1);
   CHECK_MPI(MPI_Barrier(comm));

@@ -70,8 +70,9 @@ int main(int argc, char **argv) {
     MPI_Error_class(rc, &cls);
     CHECK(cls == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_OTHER));
   }
-  PRINT0("one member with bad dims: it MPI_ERR_DIMS, the others MPI_ERR_OTHER; other dims on one member: "
-         "MPI_ERR_ARG everywhere\n");
+  PRINT0(
+      "one member with bad dims: it MPI_ERR_DIMS, the others MPI_ERR_OTHER; other dims on one member: "
+      "MPI_ERR_ARG everywhere\n");
 
   /* Cartesian and graph queries on a communicator without that topology */
   expect_class("topo_test of MPI_COMM_NULL", MPI_Topo_test(MPI_COMM_NULL, &n), MPI_ERR_COMM);
