@@ -5,7 +5,6 @@
 #include <limits>
 #include <unordered_map>
 
-#include "coll/flat.hpp"
 #include "errors.hpp"
 #include "runtime.hpp"
 #include "shm/layout.hpp"
@@ -52,8 +51,6 @@ Registry& registry() {
 }  // namespace
 
 CommInfo detail::g_world = make_predefined(MPI_COMM_WORLD, 0, false);
-int detail::g_world_size = 0;
-int detail::g_world_rank = 0;
 
 CommInfo* find_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return &detail::g_world;
@@ -104,11 +101,6 @@ MPI_Errhandler errhandler_of(MPI_Comm comm) {
 void free_slots(CtxMask& mask) {
   const Registry& r = registry();
   for (std::size_t i = 0; i < std::size(mask); ++i) mask[i] = r.free_mask[i];
-  // A flat slot whose freed communicator's members may still read this rank's buffers is not offered.
-  for (int slot = 0; slot < shm::kFlatSlots; ++slot) {
-    const std::uint64_t bit = std::uint64_t{1} << (slot % 64);
-    if ((mask[slot / 64] & bit) != 0 && !flat::slot_reusable(slot)) mask[slot / 64] &= ~bit;
-  }
 }
 
 CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errhandler) {
@@ -137,7 +129,6 @@ void release_comm(CommInfo& c) {
   Registry& r = registry();
   auto it = r.live.find(c.handle);
   if (it == r.live.end()) return;
-  flat::release(c);  // announces this rank is done with the slot's flat lines (slot_reusable)
   if (r.last_handle == c.handle) {
     r.last_handle = MPI_COMM_NULL;
     r.last = nullptr;

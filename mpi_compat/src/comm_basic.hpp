@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "runtime.hpp"
 
 namespace takyon::mpi {
 
@@ -49,8 +50,6 @@ inline int group_ctx(const CommInfo& c) {
 CommInfo* find_comm(MPI_Comm comm);
 namespace detail {
 extern CommInfo g_world;
-extern int g_world_size;  ///< MPI_COMM_WORLD's size and this rank in it: set by MPI_Init (the engine's)
-extern int g_world_rank;
 }  // namespace detail
 /// MPI_COMM_WORLD's CommInfo (find_comm(MPI_COMM_WORLD), without the call).
 inline CommInfo& world_comm() {
@@ -83,7 +82,7 @@ std::vector<int> comm_members(const CommInfo& c);
 MPI_Errhandler errhandler_of(MPI_Comm comm);
 
 /// Fills `mask` with this process's free context slots.
-void free_slots(CtxMask& mask);
+void free_slots(CtxMask& mask);  // (offerable_slots, comm_exchange.hpp, adds the flat collectives' rule)
 /// Registers a new derived communicator over `members` (world ranks, by new rank; must include this
 /// process) in context slot `slot` (free here), inheriting `errhandler`. Returns it (owned by the registry).
 CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errhandler);

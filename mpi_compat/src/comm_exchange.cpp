@@ -6,10 +6,24 @@
 #include <memory>
 #include <string>
 
+#include "coll/flat.hpp"
 #include "errors.hpp"
 #include "runtime.hpp"
 
 namespace takyon::mpi {
+
+void offerable_slots(CtxMask& mask) {
+  free_slots(mask);
+  for (int slot = 0; slot < shm::kFlatSlots; ++slot) {
+    const std::uint64_t bit = std::uint64_t{1} << (slot % 64);
+    if ((mask[slot / 64] & bit) != 0 && !flat::slot_reusable(slot)) mask[slot / 64] &= ~bit;
+  }
+}
+
+void free_comm(CommInfo& c) {
+  flat::release(c);  // announces this rank is done with the slot's flat lines (slot_reusable)
+  release_comm(c);
+}
 namespace {
 
 Request* make(RequestKind kind, CommInfo& over, int world_peer, int ctx, int tag, void* buf,

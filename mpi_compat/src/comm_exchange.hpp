@@ -15,6 +15,14 @@
 
 namespace takyon::mpi {
 
+/// The context slots this rank can offer for a new communicator: the registry's free slots
+/// (free_slots), less any flat slot whose freed communicator's members may still read this rank's
+/// buffers (flat::slot_reusable).
+void offerable_slots(CtxMask& mask);
+/// MPI_Comm_free's end of a communicator: announces to the flat collectives that this rank is done
+/// with its slot's lines (flat::release), then gives its slot back to the registry (release_comm).
+void free_comm(CommInfo& c);
+
 /// Tag of the creation exchanges in a communicator's collective context.
 inline constexpr int kCommCreateTag = 0x43524541;  // "CREA"
 

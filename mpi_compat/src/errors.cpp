@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Error classes, their strings, and the error handlers (see errors.hpp).
+// Error classes, codes and their strings (see errors.hpp).
 #include "errors.hpp"
 
 #include <unistd.h>
@@ -12,8 +12,6 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "comm_basic.hpp"
-#include "runtime.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -93,13 +91,6 @@ constexpr ClassInfo kClasses[] = {
 
 // One detailed message per class, the most recent (single-threaded: the MPI thread).
 std::array<std::string, 64> g_details;
-
-// User error handlers by handle (single-threaded: the MPI thread). Never erased: a communicator may
-// still use a freed handler, and handles must not be reused while it does.
-std::unordered_map<const void*, std::unique_ptr<UserErrhandler>>& user_errhandlers() {
-  static std::unordered_map<const void*, std::unique_ptr<UserErrhandler>> handlers;
-  return handlers;
-}
 
 // Classes and codes added by MPI_Add_error_class/code, numbered upward from MPI_ERR_LASTCODE + 1 in
 // one sequence (a class is also a code of itself). Never removed. A mutex: any thread may ask.
@@ -214,42 +205,8 @@ int last_used_code() {
   return u.last;
 }
 
-int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
-  if (error_class >= 0 && std::size_t(error_class) < g_details.size())
-    g_details[std::size_t(error_class)] = message;
-  MPI_Errhandler handler = errhandler_of(comm);
-  if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (UserErrhandler* user = find_user_errhandler(handler)) {
-    MPI_Comm target = find_comm(comm) != nullptr ? comm : MPI_COMM_WORLD;
-    int code = error_class;
-    user->fn(&target, &code);
-    return error_class;
-  }
-  const char* name = error_class_name(error_class);
-  std::string added;
-  std::string what =
-      name != nullptr ? name
-      : added_error_string(error_class, added)
-          ? "added error code " + std::to_string(error_class) + (added.empty() ? "" : ": " + added)
-          : "unknown error class";
-  std::fprintf(stderr, "takyon-mpi: rank %d: %s (%s); MPI_ERRORS_ARE_FATAL: aborting the job\n",
-               world_rank_or_minus1(), message.c_str(), what.c_str());
-  std::fflush(stderr);
-  // the exit status keeps 8 bits: added codes (> MPI_ERR_LASTCODE) would wrap, possibly to 0
-  abort_job(error_class <= 0 || error_class > 255 ? 1 : error_class, message);
-}
-
-MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn) {
-  auto h = std::make_unique<UserErrhandler>();
-  h->fn = fn;
-  auto handle = reinterpret_cast<MPI_Errhandler>(h.get());
-  user_errhandlers().emplace(h.get(), std::move(h));
-  return handle;
-}
-
-UserErrhandler* find_user_errhandler(MPI_Errhandler h) {
-  auto it = user_errhandlers().find(reinterpret_cast<const void*>(h));
-  return it != user_errhandlers().end() ? it->second.get() : nullptr;
+void record_error_detail(int error_class, const std::string& message) {
+  if (error_class >= 0 && std::size_t(error_class) < g_details.size()) g_details[std::size_t(error_class)] = message;
 }
 
 }  // namespace takyon::mpi

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// MPI errors inside libtakyon_mpi: the exception every check throws, the guard that turns it into
-// an error code at each extern "C" entry point, error-class strings and the error handlers.
+// MPI errors inside libtakyon_mpi: the exception every check throws and the error classes, codes and
+// their strings. Turning an exception into an error code and applying a communicator's error handler
+// is the entry points' business (api/guard.hpp).
 // Predefined error codes are error classes (MPI_Error_class is the identity); MPI_Error_string adds
 // the most recent detailed message of that class ("MPI_Send: invalid rank 5 (argument dest, size 2)").
 // Classes and codes added by the program (MPI_Add_error_class/code/string) lie above MPI_ERR_LASTCODE.
@@ -11,7 +12,6 @@
 #include <string>
 
 #include "mpi.h"
-#include "pt2pt/engine.hpp"
 
 namespace takyon::mpi {
 
@@ -51,38 +51,7 @@ bool added_error_string(int code, std::string& text);
 /// is added. The add/query functions may be called from any thread.
 int last_used_code();
 
-/// Applies `comm`'s error handler (MPI_COMM_WORLD's if `comm` is not a valid communicator) to an
-/// error raised in `fn`: MPI_ERRORS_RETURN returns `error_class`; MPI_ERRORS_ARE_FATAL / ABORT print
-/// the message and end the job.
-int raise_error(MPI_Comm comm, int error_class, const std::string& message);
-
-/// A user error handler (MPI_Comm_create_errhandler): the function, and how many handles to it the
-/// program holds (MPI_Comm_create_errhandler and MPI_Comm_get_errhandler each give one,
-/// MPI_Errhandler_free takes one back). Communicators using it keep it whatever the count; the
-/// object lives until the process ends.
-struct UserErrhandler {
-  MPI_Comm_errhandler_function* fn = nullptr;
-  int handles = 1;
-};
-/// A new user error handler's handle.
-MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn);
-/// The user error handler behind `h`, or nullptr if `h` is not one (never dereferences `h`).
-UserErrhandler* find_user_errhandler(MPI_Errhandler h);
-
-/// Runs `body` (returning an MPI error code) and turns exceptions into MPI errors for `comm`.
-template <class Body>
-int guarded(const char* fn, MPI_Comm comm, const Body& body) noexcept {
-  try {
-    return body();
-  } catch (const MpiError& e) {
-    return raise_error(comm, e.error_class(), e.what());
-  } catch (const PeerFailure& e) {
-    return raise_error(comm, MPI_ERR_OTHER, std::string(fn) + ": " + e.what());
-  } catch (const std::bad_alloc&) {
-    return raise_error(comm, MPI_ERR_NO_MEM, std::string(fn) + ": out of memory");
-  } catch (const std::exception& e) {
-    return raise_error(comm, MPI_ERR_INTERN, std::string(fn) + ": " + e.what());
-  }
-}
+/// Keeps `message` as the latest detailed message of `error_class` (last_error_detail).
+void record_error_detail(int error_class, const std::string& message);
 
 }  // namespace takyon::mpi

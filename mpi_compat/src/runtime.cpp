@@ -25,9 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "api/common.hpp"
 #include "bootstrap.hpp"
-#include "comm_basic.hpp"
 #include "common/knobs.hpp"
 #include "cpu_order.hpp"
 #include "errors.hpp"
@@ -42,6 +40,8 @@
 namespace takyon::mpi {
 namespace detail {
 Engine* g_engine = nullptr;
+int g_world_size = 0;
+int g_world_rank = 0;
 }  // namespace detail
 
 namespace {
@@ -332,7 +332,6 @@ int runtime_init(int required) {
     if (any_shm) own.unlink();
     unlink_all_inboxes(job.job_id, job.size);
     rt->engine = std::make_unique<Engine>(job.rank, job.size, layout, std::move(bases), std::move(pids));
-    rt->engine->on_freed_complete = &deliver;  // a freed packed receive still reaches the user's buffer
     if (job_has_paths) create_paths(*rt->boot, *rt->engine, choice, needs_path, job.rank, job.size);
   } catch (const BootstrapError& e) {
     fail(MPI_ERR_OTHER, "MPI_Init", std::string("bootstrap (") + job.launcher + "): " + e.what());

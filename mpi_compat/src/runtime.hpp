@@ -38,7 +38,9 @@ void runtime_finalize();
 
 namespace detail {
 extern Engine* g_engine;
-}
+extern int g_world_size;  ///< MPI_COMM_WORLD's size and this rank in it: set by MPI_Init (the engine's)
+extern int g_world_rank;
+}  // namespace detail
 /// The engine; only while runtime_active().
 inline Engine& engine() {
   return *detail::g_engine;

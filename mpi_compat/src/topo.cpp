@@ -180,7 +180,7 @@ MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_
   mine.color = req.error ? MPI_UNDEFINED : req.color;
   mine.key = req.key;
   mine.args_hash = req.args_hash;
-  free_slots(mine.mask);
+  offerable_slots(mine.mask);
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
   // Every member judges all records the same way, so all fail alike.

@@ -59,7 +59,7 @@ Record make_record(CreateOp op, int color, int key) {
   r.op = op;
   r.color = color;
   r.key = key;
-  free_slots(r.mask);
+  offerable_slots(r.mask);
   return r;
 }
 
@@ -142,7 +142,7 @@ MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info 
   int rc = copy_attrs(parent, c);
   if (rc != MPI_SUCCESS) {
     delete_attrs(c);
-    release_comm(c);
+    free_comm(c);
     fail(rc, fn, "an attribute copy callback returned error code " + std::to_string(rc));
   }
   return h;
@@ -321,7 +321,7 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
     int rc = delete_attrs(c);
     if (rc != MPI_SUCCESS)
       fail(rc, fn, "an attribute delete callback returned error code " + std::to_string(rc));
-    release_comm(c);
+    free_comm(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   });

@@ -11,7 +11,7 @@
 #include "api/export.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
-#include "errors.hpp"
+#include "api/guard.hpp"
 
 namespace takyon::mpi {
 namespace {

@@ -28,6 +28,7 @@ void copy_out(const char* what, char* dst, int* len, int max) {
 int init(const char* fn, int required, int* provided) {
   (void)fn;
   int level = runtime_init(required);
+  engine().on_freed_complete = &deliver;  // a freed packed receive still reaches the user's buffer
   if (provided != nullptr) *provided = level;
   return MPI_SUCCESS;
 }

@@ -1,10 +1,64 @@
 // SPDX-License-Identifier: MIT
 // Error strings and classes (predefined, and added by MPI_Add_error_class/code/string), and
 // communicators' error handlers: the predefined ones and user functions (MPI_Comm_create_errhandler).
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <unordered_map>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+
+namespace takyon::mpi {
+namespace {
+
+// User error handlers by handle (single-threaded: the MPI thread). Never erased: a communicator may
+// still use a freed handler, and handles must not be reused while it does.
+std::unordered_map<const void*, std::unique_ptr<UserErrhandler>>& user_errhandlers() {
+  static std::unordered_map<const void*, std::unique_ptr<UserErrhandler>> handlers;
+  return handlers;
+}
+
+}  // namespace
+
+int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
+  record_error_detail(error_class, message);
+  MPI_Errhandler handler = errhandler_of(comm);
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (UserErrhandler* user = find_user_errhandler(handler)) {
+    MPI_Comm target = find_comm(comm) != nullptr ? comm : MPI_COMM_WORLD;
+    int code = error_class;
+    user->fn(&target, &code);
+    return error_class;
+  }
+  const char* name = error_class_name(error_class);
+  std::string added;
+  std::string what =
+      name != nullptr ? name
+      : added_error_string(error_class, added)
+          ? "added error code " + std::to_string(error_class) + (added.empty() ? "" : ": " + added)
+          : "unknown error class";
+  std::fprintf(stderr, "takyon-mpi: rank %d: %s (%s); MPI_ERRORS_ARE_FATAL: aborting the job\n",
+               world_rank_or_minus1(), message.c_str(), what.c_str());
+  std::fflush(stderr);
+  // the exit status keeps 8 bits: added codes (> MPI_ERR_LASTCODE) would wrap, possibly to 0
+  abort_job(error_class <= 0 || error_class > 255 ? 1 : error_class, message);
+}
+
+MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn) {
+  auto h = std::make_unique<UserErrhandler>();
+  h->fn = fn;
+  auto handle = reinterpret_cast<MPI_Errhandler>(h.get());
+  user_errhandlers().emplace(h.get(), std::move(h));
+  return handle;
+}
+
+UserErrhandler* find_user_errhandler(MPI_Errhandler h) {
+  auto it = user_errhandlers().find(reinterpret_cast<const void*>(h));
+  return it != user_errhandlers().end() ? it->second.get() : nullptr;
+}
+
+}  // namespace takyon::mpi
 
 using namespace takyon::mpi;
 

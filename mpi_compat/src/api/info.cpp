@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "api/export.hpp"
-#include "errors.hpp"
+#include "api/guard.hpp"
 #include "runtime.hpp"
 
 namespace takyon::mpi {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/common.hpp"
+#include "coll/schedule.hpp"
 #include "api/export.hpp"
 
 namespace takyon::mpi {
@@ -74,6 +75,18 @@ int finish_many(const char* fn, MPI_Request* handles, const std::vector<Request*
 }
 
 }  // namespace
+}  // namespace takyon::mpi
+
+namespace takyon::mpi {
+
+std::string truncation_message(const char* fn, const Request& r) {
+  if (r.kind == RequestKind::kColl) return std::string(fn) + ": " + take_nonblocking_error(&r);
+  return std::string(fn) + ": message truncated: " + std::to_string(r.sent_bytes) +
+         " bytes arrived from rank " +
+         std::to_string(from_world(*static_cast<const CommInfo*>(r.comm), r.status_source)) + " (tag " +
+         std::to_string(r.status_tag) + "), the buffer holds " + std::to_string(r.bytes);
+}
+
 }  // namespace takyon::mpi
 
 using namespace takyon::mpi;

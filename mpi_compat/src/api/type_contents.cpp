@@ -7,7 +7,7 @@
 #include "api/export.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
-#include "errors.hpp"
+#include "api/guard.hpp"
 
 using namespace takyon::mpi;
 

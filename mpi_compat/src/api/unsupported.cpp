@@ -4,7 +4,7 @@
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler with a message naming it. The table is
 // every function mpi.h declares that no other file under api/ defines; docs/mpi.md lists the same names.
 #include "api/export.hpp"
-#include "errors.hpp"
+#include "api/guard.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "api/common.hpp"
+#include "messages.hpp"
 #include "datatype/datatype.hpp"
 #include "op/op.hpp"
 #include "pt2pt/backoff.hpp"

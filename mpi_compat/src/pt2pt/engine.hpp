@@ -36,7 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "path/path_channel.hpp"
+#include "pt2pt/path_channel.hpp"
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/matching.hpp"
 #include "pt2pt/peer_failure.hpp"

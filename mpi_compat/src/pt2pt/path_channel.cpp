@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A channel to one peer over a Takyon path (see path_channel.hpp).
-#include "path/path_channel.hpp"
+#include "pt2pt/path_channel.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Argument checks, request handles and statuses for the point-to-point entry points (see common.hpp).
-#include "api/common.hpp"
+#include "messages.hpp"
 
 #include <memory>
 #include <string>
 
-#include "coll/schedule.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/pack.hpp"
 #include "datatype/type.hpp"
@@ -201,13 +200,6 @@ void set_status(MPI_Status* s, const Request& r) {
   s->MPI_internal[2] = 0;
 }
 
-std::string truncation_message(const char* fn, const Request& r) {
-  if (r.kind == RequestKind::kColl) return std::string(fn) + ": " + take_nonblocking_error(&r);
-  return std::string(fn) + ": message truncated: " + std::to_string(r.sent_bytes) +
-         " bytes arrived from rank " +
-         std::to_string(from_world(*static_cast<const CommInfo*>(r.comm), r.status_source)) + " (tag " +
-         std::to_string(r.status_tag) + "), the buffer holds " + std::to_string(r.bytes);
-}
 
 int finish_request(MPI_Request* handle, MPI_Status* status) {
   auto* r = reinterpret_cast<Request*>(*handle);
