@@ -16,6 +16,8 @@ TAKYON_CI_PACKAGES=(
   libucx-dev      # the Ucx provider (UCX 1.13 on Debian 12)
   ucx-utils       # ucx_info, ucx_perftest: the bench compares against it
   clang           # libFuzzer: the graph-file parser's fuzz target
+  clang-format    # ci/lint.sh: every C and C++ file formatted as .clang-format says
+  clang-tidy      # ci/lint.sh: the static checks of .clang-tidy
   libclang-rt-14-dev # libFuzzer's runtime (not pulled in by clang without recommends)
   openmpi-bin     # mpirun: the MPI tests launch under it, and the bench compares with Open MPI
   libopenmpi-dev  # Open MPI's mpicc: every MPI test program is also built with it

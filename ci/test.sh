@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's test command: install what is missing, then build and run every ctest test in three
-# configurations (RelWithDebInfo, ASan+UBSan, TSan), each in its own build/<name> directory, and
-# fuzz the graph-file parser for a short while (libFuzzer, clang).
+# configurations (RelWithDebInfo, ASan+UBSan, TSan), each in its own build/<name> directory, check
+# formatting and run clang-tidy (ci/lint.sh), and fuzz the graph-file parser for a short while
+# (libFuzzer, clang).
 #
 #   bash ci/test.sh                       # all three, as CI runs it (Debian 12, as root)
 #   TAKYON_CI_CONFIGS="normal" bash ci/test.sh
 #
 # Environment knobs (all optional):
-#   TAKYON_CI_CONFIGS   which configurations, in order (default "normal asan tsan fuzz")
+#   TAKYON_CI_CONFIGS   which configurations, in order (default "normal lint asan tsan fuzz")
 #   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 30)
 #   TAKYON_CI_JOBS      parallel build jobs (default 2)
 #   TAKYON_CI_CTEST_JOBS  ctest -j (default TAKYON_CI_JOBS + 1: the tests leave a core idle a quarter of
@@ -26,7 +27,7 @@ source ci/common.sh
 
 JOBS="${TAKYON_CI_JOBS:-2}"
 CTEST_JOBS="${TAKYON_CI_CTEST_JOBS:-$((JOBS + 1))}"
-read -r -a CONFIGS <<<"${TAKYON_CI_CONFIGS:-normal asan tsan fuzz}"
+read -r -a CONFIGS <<<"${TAKYON_CI_CONFIGS:-normal lint asan tsan fuzz}"
 read -r -a EXTRA_CTEST_ARGS <<<"${TAKYON_CI_CTEST_ARGS:-}"
 START=$SECONDS
 
@@ -254,6 +255,18 @@ for config in "${CONFIGS[@]}"; do
         RESULT[tsan]=FAILED DETAIL[tsan]="TSan programs cannot run on this machine"
       fi
       ;;
+    lint)
+      t0=$SECONDS
+      takyon_ci_log "lint: clang-format and clang-tidy (ci/lint.sh), log in build/lint.log"
+      mkdir -p build
+      if bash ci/lint.sh >build/lint.log 2>&1; then
+        RESULT[lint]=PASSED DETAIL[lint]="$(grep -E '^lint: ' build/lint.log | sed 's/^lint: //' | paste -sd ';' -)"
+      else
+        tail -n 120 build/lint.log
+        RESULT[lint]=FAILED DETAIL[lint]="formatting or clang-tidy findings, see build/lint.log"
+      fi
+      TEST_S[lint]=$((SECONDS - t0))
+      ;;
     fuzz)
       if probe_sanitizer address,undefined; then
         run_fuzz "${TAKYON_CI_FUZZ_SECONDS:-30}"
@@ -262,7 +275,7 @@ for config in "${CONFIGS[@]}"; do
       fi
       ;;
     *)
-      echo "takyon-ci: unknown configuration '$config' (normal, asan, tsan, fuzz)" >&2
+      echo "takyon-ci: unknown configuration '$config' (normal, lint, asan, tsan, fuzz)" >&2
       RESULT[$config]=FAILED DETAIL[$config]="unknown configuration"
       ;;
   esac
@@ -276,6 +289,7 @@ for config in "${CONFIGS[@]}"; do
     normal) what="RelWithDebInfo" ;;
     asan) what="TAKYON_SANITIZE=address" ;;
     tsan) what="TAKYON_SANITIZE=thread" ;;
+    lint) what="clang-format, clang-tidy" ;;
     fuzz) what="libFuzzer graph parser" ;;
     *) what="?" ;;
   esac

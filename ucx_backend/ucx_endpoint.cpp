@@ -432,7 +432,7 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   }
   GreetingHead head{};
   std::memcpy(head.magic, kGreetingMagic, sizeof(head.magic));
-  head.side = static_cast<uint32_t>(config.side());
+  head.side = static_cast<unsigned char>(config.side());
   head.polling = config.is_polling ? 1 : 0;
   head.protocol = static_cast<uint32_t>(options_.protocol);
   head.nsend = nsend;

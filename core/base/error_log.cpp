@@ -54,7 +54,7 @@ Status ErrorLog::fail(Status status, const char* file, const char* function, int
   return status;
 }
 
-void ErrorLog::add_frame(const char* file, const char* function, int line, std::string text) {
+void ErrorLog::add_frame(const char* file, const char* function, int line, const std::string& text) {
   frames_.push_back(frame_text(file, function, line, text));
 }
 

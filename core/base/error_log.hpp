@@ -20,7 +20,7 @@ class ErrorLog {
   /// Records the cause of a failure (clears any earlier stack) and returns `status`.
   Status fail(Status status, const char* file, const char* function, int line, std::string text);
   /// Adds one caller frame below the cause.
-  void add_frame(const char* file, const char* function, int line, std::string text);
+  void add_frame(const char* file, const char* function, int line, const std::string& text);
   void clear() noexcept;
   [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
   [[nodiscard]] Status status() const noexcept { return status_; }

@@ -131,7 +131,9 @@ Status ProviderArgs::validate(const ProviderSpec& spec, ErrorLog& log) const {
                        text_.c_str(), flag.c_str(), name_.c_str(), join_names(spec.flags, "-").c_str(),
                        join_keys(spec.keys).c_str());
   }
-  for (const auto& [key, value] : values_) {
+  for (const auto& entry : values_) {
+    const auto& key = entry.first;
+    const auto& value = entry.second;
     const auto found =
         std::find_if(spec.keys.begin(), spec.keys.end(), [&](const KeySpec& k) { return k.key == key; });
     if (found == spec.keys.end()) {

@@ -51,7 +51,7 @@ std::vector<Record> exchange_records(CommInfo& over, const std::vector<int>& mem
   mine.error_class = local ? local->error_class() : 0;
   std::vector<Record> all(members.size());
   exchange_all(over, members, me, ctx, tag, &mine, sizeof(Record), all.data());
-  if (local) throw *local;
+  if (local) throw MpiError(*local);
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (all[i].op != mine.op) fail_creation_mismatch(fn, members[i], op_name(all[i].op));
   }

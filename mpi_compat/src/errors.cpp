@@ -12,7 +12,6 @@
 #include <mutex>
 #include <unordered_map>
 
-
 namespace takyon::mpi {
 namespace {
 
@@ -206,7 +205,8 @@ int last_used_code() {
 }
 
 void record_error_detail(int error_class, const std::string& message) {
-  if (error_class >= 0 && std::size_t(error_class) < g_details.size()) g_details[std::size_t(error_class)] = message;
+  if (error_class >= 0 && std::size_t(error_class) < g_details.size())
+    g_details[std::size_t(error_class)] = message;
 }
 
 }  // namespace takyon::mpi

@@ -200,7 +200,6 @@ void set_status(MPI_Status* s, const Request& r) {
   s->MPI_internal[2] = 0;
 }
 
-
 int finish_request(MPI_Request* handle, MPI_Status* status) {
   auto* r = reinterpret_cast<Request*>(*handle);
   deliver(*r);

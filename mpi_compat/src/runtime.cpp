@@ -132,6 +132,7 @@ void create_paths(Bootstrap& boot, Engine& engine, const ProviderChoice& choice,
   }
   std::vector<std::string> all = boot.allgather(encode(mine));
   std::vector<PathRendezvous> peers;
+  peers.reserve(all.size());
   for (const std::string& s : all) peers.push_back(decode(s));
   const std::uint32_t base = peers[0].id_base;
   boot.barrier();
@@ -259,6 +260,7 @@ int runtime_init(int required) {
     std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" + allowed_cpu_list();
     std::vector<std::string> all = rt->boot->allgather(me);
     std::vector<PeerRecord> records;
+    records.reserve(all.size());
     for (const std::string& s : all) records.push_back(parse_record(s));
     const PeerRecord& mine = records[std::size_t(job.rank)];
     std::vector<int> pids(std::size_t(job.size));

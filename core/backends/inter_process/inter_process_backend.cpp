@@ -64,6 +64,8 @@ class InterProcessEndpoint final : public Backend {
  public:
   InterProcessEndpoint(bool pointer, bool polling, ErrorLog& log)
       : pointer_(pointer), polling_(polling), log_(log) {}
+  InterProcessEndpoint(const InterProcessEndpoint&) = delete;
+  InterProcessEndpoint& operator=(const InterProcessEndpoint&) = delete;
   ~InterProcessEndpoint() override {
     if (mailbox_) mailbox_->close();
     own_.unlink_and_close();

@@ -50,6 +50,8 @@ class Rendezvous {
 
 class InterThreadEndpoint final : public Backend {
  public:
+  InterThreadEndpoint(const InterThreadEndpoint&) = delete;
+  InterThreadEndpoint& operator=(const InterThreadEndpoint&) = delete;
   InterThreadEndpoint(std::shared_ptr<PathPair> pair, int side, std::string claim, bool pointer, bool polling,
                       ErrorLog& log)
       : pair_(std::move(pair)),

@@ -137,9 +137,8 @@ class Checker {
       if (!inserted)
         fail_at(path.line, who + " is defined twice (first at line " + std::to_string(it->second) + ")");
       path_index_.emplace(path.id, static_cast<int>(p));
-      for (int side = 0; side < 2; ++side) {
-        if (!path.endpoint[side].unused())
-          resolve(path.endpoint[side], path.endpoints_line, who + ": Endpoints");
+      for (auto& endpoint : path.endpoint) {
+        if (!endpoint.unused()) resolve(endpoint, path.endpoints_line, who + ": Endpoints");
       }
       if (path.endpoint[0].group_id >= 0 && path.endpoint[0].group_id == path.endpoint[1].group_id) {
         fail_at(path.endpoints_line, who + ": Endpoints: both sides are " +

@@ -23,9 +23,11 @@
 // link and run; -fvisibility=hidden does not apply to undefined references, so the dynamic linker
 // still binds them to the executable's definitions.
 extern "C" {
+// NOLINTBEGIN(readability-redundant-declaration): the weak re-declaration is the point
 __attribute__((weak)) void* appAllocateMemory(const char* name, const char* where, uint64_t bytes,
                                               void** user_data_ret);
 __attribute__((weak)) void appFreeMemory(const char* where, void* user_data, void* addr);
+// NOLINTEND(readability-redundant-declaration)
 }
 
 namespace takyon::detail::graph {

@@ -17,7 +17,7 @@
 #include "../run_env.hpp"
 #include "spawn.hpp"
 
-extern char** environ;
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX asks programs to declare it
 
 namespace takyon::mpi::launcher {
 namespace {

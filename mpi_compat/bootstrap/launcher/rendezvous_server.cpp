@@ -24,7 +24,7 @@ std::string endpoint_text(const sockaddr_in& sa) {
   return std::string(host) + ":" + std::to_string(ntohs(sa.sin_port));
 }
 
-std::shared_ptr<const std::string> frame(wire::Type type, std::string payload) {
+std::shared_ptr<const std::string> frame(wire::Type type, const std::string& payload) {
   return std::make_shared<const std::string>(wire::encode(type, payload));
 }
 

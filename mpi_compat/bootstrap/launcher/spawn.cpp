@@ -55,8 +55,7 @@ std::string resolve_program(const std::string& name) {
     size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
     // An empty PATH entry means the current directory.
-    const std::string candidate =
-        (end > start ? path.substr(start, end - start) : std::string(".")) + "/" + name;
+    std::string candidate = (end > start ? path.substr(start, end - start) : std::string(".")) + "/" + name;
     if (is_regular_file(candidate)) {
       if (::access(candidate.c_str(), X_OK) == 0) return candidate;
       found_unexecutable = true;

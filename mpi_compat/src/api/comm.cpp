@@ -77,7 +77,7 @@ class LocalError {
   [[nodiscard]] bool failed() const { return error_.has_value(); }
   [[nodiscard]] const std::optional<MpiError>& error() const { return error_; }
   void rethrow() const {
-    if (error_) throw *error_;
+    if (error_) throw MpiError(*error_);
   }
 
  private:

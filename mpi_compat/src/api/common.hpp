@@ -13,8 +13,8 @@ void wait_buffered_sends();
 /// The dissemination barrier of `c` (MPI_Barrier; MPI_Finalize uses it so that every rank keeps
 /// progressing, hence delivering what others still receive, until all have arrived).
 void barrier(CommInfo& c);
-/// "MPI_Recv: message truncated: 100 bytes arrived from rank 1 (tag 5), the buffer holds 40" (a point-to-point
-/// receive), or why the nonblocking collective behind `r` failed.
+/// "MPI_Recv: message truncated: 100 bytes arrived from rank 1 (tag 5), the buffer holds 40" (a
+/// point-to-point receive), or why the nonblocking collective behind `r` failed.
 std::string truncation_message(const char* fn, const Request& r);
 
 }  // namespace takyon::mpi

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "api/export.hpp"
+#include "api/guard.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
-#include "api/guard.hpp"
 
 namespace takyon::mpi {
 namespace {

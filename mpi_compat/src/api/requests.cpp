@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "api/common.hpp"
-#include "coll/schedule.hpp"
 #include "api/export.hpp"
+#include "coll/schedule.hpp"
 
 namespace takyon::mpi {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "api/export.hpp"
+#include "api/guard.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
-#include "api/guard.hpp"
 
 using namespace takyon::mpi;
 

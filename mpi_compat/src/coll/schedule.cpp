@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "messages.hpp"
 #include "datatype/datatype.hpp"
+#include "messages.hpp"
 #include "op/op.hpp"
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/copy_tuner.hpp"
@@ -31,6 +31,9 @@ struct ScheduleCache {
   static constexpr int kKeep = 4;
   void* blocks[kKeep] = {};
   int count = 0;
+  ScheduleCache() = default;
+  ScheduleCache(const ScheduleCache&) = delete;
+  ScheduleCache& operator=(const ScheduleCache&) = delete;
   ~ScheduleCache() {
     for (int i = 0; i < count; ++i) ::operator delete(blocks[i]);
   }

@@ -26,7 +26,7 @@ struct Request;
 /// A vector whose first N elements live inline (no allocation for the small schedules of small
 /// collectives); past N it moves to the heap. T: trivially copyable.
 template <class T, std::size_t N>
-class SmallVec {
+class SmallVec {  // NOLINT(cppcoreguidelines-special-member-functions): a move is the copy of what is in use
  public:
   SmallVec() = default;
   /// Copies only the elements in use (the rest of the inline array is never read).

@@ -308,7 +308,7 @@ long long elements_in(const Type& t, std::size_t bytes) {
   if (t.size == 0) return 0;
   std::size_t whole = bytes / t.size;
   std::size_t rest = bytes % t.size;
-  auto n = static_cast<long long>(whole * t.elements);
+  auto n = static_cast<long long>(whole) * static_cast<long long>(t.elements);
   for (const ElemRun& r : t.elems) {
     if (rest == 0) break;
     std::size_t k = std::min(r.count, rest / r.size);

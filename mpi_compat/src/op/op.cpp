@@ -38,9 +38,9 @@ namespace takyon::mpi {
 namespace {
 
 #if defined(__SIZEOF_FLOAT128__)
-__extension__ typedef __float128 Float128;
+__extension__ using Float128 = __float128;
 #elif TAKYON_MPI_HAVE_FLOAT128
-typedef long double Float128;
+using Float128 = long double;
 #endif
 
 enum Group : unsigned {
@@ -239,8 +239,8 @@ UserOp* find_user(MPI_Op op) {
 
 // --- kernels -------------------------------------------------------------------------------------
 
-__extension__ typedef __int128 Int128;  // MPI_INTEGER16, MPI_LOGICAL16
-__extension__ typedef unsigned __int128 UInt128;
+__extension__ using Int128 = __int128;  // MPI_INTEGER16, MPI_LOGICAL16
+__extension__ using UInt128 = unsigned __int128;
 
 #if TAKYON_MPI_HAVE_FLOAT128
 /// MPI_COMPLEX32's item: std::complex is specified for the standard floating types only.

@@ -652,7 +652,7 @@ template <class Chan>
 void Engine::handle_and_release(Chan& chan, Peer& p, int source, const shm::CellHeader* cell) {
   // Released even when handling throws (a PeerFailure out of a rendezvous copy): a cell left in the
   // channel would be handled again at the next progress, and an RTS matched to a second receive.
-  struct Release {
+  struct Release {  // NOLINT(cppcoreguidelines-special-member-functions): a scope guard, never copied
     Chan& chan;
     ~Release() { chan.release(); }
   } release{chan};
@@ -853,7 +853,7 @@ bool Engine::progress() {
 }
 
 bool Engine::progress_channels() {
-  struct Restore {
+  struct Restore {  // NOLINT(cppcoreguidelines-special-member-functions): a scope guard, never copied
     Engine& e;
     bool (*hook)();
     ~Restore() { e.after_progress = hook; }

@@ -36,9 +36,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pt2pt/path_channel.hpp"
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/matching.hpp"
+#include "pt2pt/path_channel.hpp"
 #include "pt2pt/peer_failure.hpp"
 #include "pt2pt/request.hpp"
 #include "shm/bulk.hpp"

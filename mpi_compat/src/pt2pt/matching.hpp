@@ -81,6 +81,9 @@ class PostedQueue {
 
 class UnexpectedQueue {
  public:
+  UnexpectedQueue() = default;
+  UnexpectedQueue(const UnexpectedQueue&) = delete;
+  UnexpectedQueue& operator=(const UnexpectedQueue&) = delete;
   ~UnexpectedQueue();
   void add(std::unique_ptr<Unexpected> u) {
     u->serial = ++added_;

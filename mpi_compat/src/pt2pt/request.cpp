@@ -34,7 +34,7 @@ void RequestPool::release(Request* r) {
 }
 
 bool RequestPool::owns_live(const void* p) const {
-  std::less<const void*> before;
+  std::less<> before;
   for (const auto& b : blocks_) {
     const Request* first = b.get();
     const Request* last = first + kBlock;

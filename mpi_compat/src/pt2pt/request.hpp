@@ -91,6 +91,7 @@ class RequestPool {
   RequestPool() = default;
   RequestPool(const RequestPool&) = delete;
   RequestPool& operator=(const RequestPool&) = delete;
+  ~RequestPool() = default;
 
   Request* acquire();
   void release(Request* r);
