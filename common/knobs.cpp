@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 namespace takyon::common {
 namespace {
@@ -34,6 +36,52 @@ constexpr Knob choice(const char* name, L layer, const char* def, const char* ch
 }
 constexpr Knob text(const char* name, L layer, const char* what, const char* why, bool for_tests = false) {
   return {name, layer, K::kText, "", nullptr, 0, 0, what, why, for_tests};
+}
+
+// The algorithms TAKYON_MPI_COLL_<COLLECTIVE> accepts: "auto", the collective's rows of
+// common/coll_algorithms.def in their order, then "shm" where it has a flat form.
+std::string coll_choices(std::string_view collective) {
+  std::string out = "auto";
+  bool flat = false;
+#define TAKYON_COLL_ALGORITHM(COLL, coll, name) \
+  if (collective == #COLL) out += "|" #name;
+#define TAKYON_COLL_FLAT(COLL) \
+  if (collective == #COLL) flat = true;
+#include "common/coll_algorithms.def"
+#undef TAKYON_COLL_ALGORITHM
+#undef TAKYON_COLL_FLAT
+  if (flat) out += "|shm";
+  return out;
+}
+#define TAKYON_COLL_CHOICES(COLL)                           \
+  const char* coll_choices_##COLL() {                       \
+    static const std::string choices = coll_choices(#COLL); \
+    return choices.c_str();                                 \
+  }
+TAKYON_COLL_CHOICES(BARRIER)
+TAKYON_COLL_CHOICES(BCAST)
+TAKYON_COLL_CHOICES(REDUCE)
+TAKYON_COLL_CHOICES(ALLREDUCE)
+TAKYON_COLL_CHOICES(GATHER)
+TAKYON_COLL_CHOICES(SCATTER)
+TAKYON_COLL_CHOICES(ALLGATHER)
+TAKYON_COLL_CHOICES(ALLTOALL)
+TAKYON_COLL_CHOICES(REDUCE_SCATTER)
+#undef TAKYON_COLL_CHOICES
+
+/// TAKYON_MPI_COLL_<COLLECTIVE>: forces one of the collective's algorithms (common/coll_algorithms.def).
+constexpr Knob forced(const char* name, const char* (*choices)(), const char* what) {
+  return {name,
+          L::kMpiCollectives,
+          K::kChoice,
+          "auto",
+          nullptr,
+          0,
+          0,
+          what,
+          "auto picks by size and rank count (the thresholds below); forcing one is for tests and tuning",
+          false,
+          choices};
 }
 
 // Why the collective thresholds are what they are: they were chosen on a small shared-memory node,
@@ -120,29 +168,18 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
     flag("TAKYON_MPI_COLL_COPY_TRACE", L::kMpiCollectives, "0",
          "each rank prints what the copy choice learnt, per collective and size class", "quiet by default",
          true),
-    choice("TAKYON_MPI_COLL_BARRIER", L::kMpiCollectives, "auto", "auto|dissemination|shm",
-           "MPI_Barrier's algorithm (auto: by the thresholds below)", "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_BCAST", L::kMpiCollectives, "auto", "auto|binomial|scatter_allgather|linear|shm",
-           "MPI_Bcast's algorithm", "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_REDUCE", L::kMpiCollectives, "auto", "auto|binomial|ordered|linear|shm",
-           "MPI_Reduce's algorithm (non-commutative ops are always ordered)",
-           "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_ALLREDUCE", L::kMpiCollectives, "auto",
-           "auto|recursive_doubling|rabenseifner|ring|reduce_bcast|shm",
-           "MPI_Allreduce's algorithm (non-commutative ops always recursive doubling)",
-           "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_GATHER", L::kMpiCollectives, "auto", "auto|linear|binomial|shm",
-           "MPI_Gather's algorithm", "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_SCATTER", L::kMpiCollectives, "auto", "auto|linear|binomial|shm",
-           "MPI_Scatter's algorithm", "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_ALLGATHER", L::kMpiCollectives, "auto",
-           "auto|ring|recursive_doubling|bruck|linear|shm", "MPI_Allgather's algorithm",
-           "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_ALLTOALL", L::kMpiCollectives, "auto", "auto|pairwise|bruck|linear|shm",
-           "MPI_Alltoall's algorithm", "forcing one is for tests and tuning"),
-    choice("TAKYON_MPI_COLL_REDUCE_SCATTER", L::kMpiCollectives, "auto", "auto|allreduce|ring",
-           "MPI_Reduce_scatter(_block)'s algorithm (non-commutative ops always allreduce)",
-           "forcing one is for tests and tuning"),
+    forced("TAKYON_MPI_COLL_BARRIER", &coll_choices_BARRIER, "MPI_Barrier's algorithm"),
+    forced("TAKYON_MPI_COLL_BCAST", &coll_choices_BCAST, "MPI_Bcast's algorithm"),
+    forced("TAKYON_MPI_COLL_REDUCE", &coll_choices_REDUCE,
+           "MPI_Reduce's algorithm (non-commutative ops are always ordered)"),
+    forced("TAKYON_MPI_COLL_ALLREDUCE", &coll_choices_ALLREDUCE,
+           "MPI_Allreduce's algorithm (non-commutative ops always recursive doubling)"),
+    forced("TAKYON_MPI_COLL_GATHER", &coll_choices_GATHER, "MPI_Gather's algorithm"),
+    forced("TAKYON_MPI_COLL_SCATTER", &coll_choices_SCATTER, "MPI_Scatter's algorithm"),
+    forced("TAKYON_MPI_COLL_ALLGATHER", &coll_choices_ALLGATHER, "MPI_Allgather's algorithm"),
+    forced("TAKYON_MPI_COLL_ALLTOALL", &coll_choices_ALLTOALL, "MPI_Alltoall's algorithm"),
+    forced("TAKYON_MPI_COLL_REDUCE_SCATTER", &coll_choices_REDUCE_SCATTER,
+           "MPI_Reduce_scatter(_block)'s algorithm (non-commutative ops always allreduce)"),
     integer("TAKYON_MPI_COLL_LINEAR_MAX_RANKS", L::kMpiCollectives, "4", 0, 1 << 20,
             "up to this many ranks, small bcasts and reduces, gathers, allgathers and alltoalls run in "
             "one round with every transfer at once (linear) instead of trees, rings or pairwise steps",
@@ -275,7 +312,7 @@ bool parse_integer(const Knob& k, std::string_view text, std::int64_t& out, std:
 }
 
 int choice_index(const Knob& k, std::string_view text) {
-  std::string_view rest = k.choices;
+  std::string_view rest = knob_choices(k);
   for (int i = 0;; ++i) {
     const std::size_t bar = rest.find('|');
     if (rest.substr(0, bar) == text) return i;
@@ -298,7 +335,7 @@ std::string problem_of(const Knob& k, std::string_view text) {
     }
     case K::kChoice:
       if (choice_index(k, text) < 0) {
-        std::string accepted = k.choices;
+        std::string accepted = knob_choices(k);
         for (char& c : accepted) c = c == '|' ? ',' : c;
         problem = std::string(k.name) + "=" + quote(text) + " is not one of " + accepted;
       }
@@ -317,6 +354,10 @@ std::span<const Knob> knobs() noexcept {
 
 const Knob& knob(KnobId id) noexcept {
   return kKnobs[static_cast<std::size_t>(id)];
+}
+
+const char* knob_choices(const Knob& k) {
+  return k.choices_fn != nullptr ? k.choices_fn() : k.choices;
 }
 
 const char* layer_name(KnobLayer layer) noexcept {

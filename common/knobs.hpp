@@ -31,9 +31,10 @@ struct Knob {
   const char* choices;        ///< kChoice: "a|b|c"; otherwise nullptr
   std::int64_t min;           ///< kInteger, kBytes
   std::int64_t max;
-  const char* what;  ///< what it changes
-  const char* why;   ///< why the default is what it is
-  bool for_tests;    ///< a test hook, not a tuning knob
+  const char* what;                       ///< what it changes
+  const char* why;                        ///< why the default is what it is
+  bool for_tests;                         ///< a test hook, not a tuning knob
+  const char* (*choices_fn)() = nullptr;  ///< kChoice: builds `choices` where a table holds them
 };
 
 /// Every knob, in the order takyon-info and docs/tuning.md list them.
@@ -106,6 +107,8 @@ class KnobError : public std::invalid_argument {
 [[nodiscard]] std::span<const Knob> knobs() noexcept;
 [[nodiscard]] const Knob& knob(KnobId id) noexcept;
 [[nodiscard]] const char* layer_name(KnobLayer layer) noexcept;
+/// kChoice: the '|'-separated words the knob accepts (its own list, or the one its table builds).
+[[nodiscard]] const char* knob_choices(const Knob& k);
 
 /// Whether the environment sets the knob (to anything but the empty string).
 [[nodiscard]] bool knob_is_set(KnobId id);

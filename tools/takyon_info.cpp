@@ -100,7 +100,7 @@ std::string kind_text(const Knob& k) {
     case KnobKind::kBytes:
       return "bytes " + std::to_string(k.min) + ".." + std::to_string(k.max) + " (K, M, G)";
     case KnobKind::kChoice:
-      return k.choices;
+      return takyon::common::knob_choices(k);
     case KnobKind::kText:
       return "text";
   }

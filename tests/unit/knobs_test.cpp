@@ -52,7 +52,7 @@ TEST(Knobs, EveryRowIsWellFormedAndItsDefaultValid) {
     if (!knob_is_set(KnobId(i))) {
       EXPECT_EQ(knob_problem(KnobId(i)), "") << "the default does not parse";
     }
-    EXPECT_EQ(k.kind == KnobKind::kChoice, k.choices != nullptr);
+    EXPECT_EQ(k.kind == KnobKind::kChoice, k.choices != nullptr || k.choices_fn != nullptr);
     if (k.kind == KnobKind::kInteger || k.kind == KnobKind::kBytes) {
       EXPECT_LE(k.min, k.max);
     }
@@ -125,6 +125,9 @@ TEST(Knobs, FlagsAndChoices) {
                    "auto,recursive_doubling,rabenseifner,ring,reduce_bcast,shm");
     }
   }
+  // A forced algorithm's choices come from common/coll_algorithms.def: "auto", the rows, "shm".
+  EXPECT_STREQ(knob_choices(knob(KnobId::kCollBcast)), "auto|binomial|scatter_allgather|linear|shm");
+  EXPECT_STREQ(knob_choices(knob(KnobId::kCollReduceScatter)), "auto|allreduce|ring");
   {
     ScopedEnv e("TAKYON_MPI_UCX_IP", "10.1.2.3");  // text: taken as it is
     EXPECT_EQ(knob_text(KnobId::kMpiUcxIp), "10.1.2.3");

@@ -228,20 +228,11 @@ void check_root_block(const char* fn, std::size_t send_bytes, std::size_t recv_b
 }
 
 void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& r) {
-  switch (select_allreduce(r.bytes(), r.count, s.size(), op_commutative(r.op), s.fn())) {
-    case AllreduceAlgo::kRecursiveDoubling:
-      allreduce_recursive_doubling(s, send, recv, r);
-      break;
-    case AllreduceAlgo::kRabenseifner:
-      allreduce_rabenseifner(s, send, recv, r);
-      break;
-    case AllreduceAlgo::kRing:
-      allreduce_ring(s, send, recv, r);
-      break;
-    case AllreduceAlgo::kReduceBcast:
-      allreduce_reduce_bcast(s, send, recv, r);
-      break;
-  }
+  CollArgs a;
+  a.send = send;
+  a.recv = recv;
+  a.reduce = &r;
+  select_allreduce(r.bytes(), r.count, s.size(), op_commutative(r.op), s.fn()).run(s, a);
 }
 
 }  // namespace
@@ -261,17 +252,11 @@ SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, i
   auto n = std::size_t(count);
   char* data = s->rank() == root ? const_cast<char*>(v.in(buf, n, dt)) : v.out(buf, n, dt, false);
   std::size_t bytes = n * type_size(dt);
-  switch (select_bcast(bytes, s->size(), fn)) {
-    case BcastAlgo::kBinomial:
-      bcast_binomial(*s, data, bytes, root);
-      break;
-    case BcastAlgo::kScatterAllgather:
-      bcast_scatter_allgather(*s, data, bytes, root);
-      break;
-    case BcastAlgo::kLinear:
-      bcast_linear(*s, data, bytes, root);
-      break;
-  }
+  CollArgs a;
+  a.buf = data;
+  a.bytes = bytes;
+  a.root = root;
+  select_bcast(bytes, s->size(), fn).run(*s, a);
   v.finish();
   return s;
 }
@@ -294,17 +279,12 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
   char* recv = is_root ? v.out(recvbuf, n, dt, in_place) : nullptr;
   const char* send = in_place ? recv : v.in(sendbuf, n, dt);
   ReduceSpec r = spec(count, dt, op);
-  switch (select_reduce(r.bytes(), s->size(), op_commutative(op), fn)) {
-    case ReduceAlgo::kBinomial:
-      reduce_binomial(*s, send, recv, r, root);
-      break;
-    case ReduceAlgo::kOrdered:
-      reduce_ordered(*s, send, recv, r, root);
-      break;
-    case ReduceAlgo::kLinear:
-      reduce_linear(*s, send, recv, r, root);
-      break;
-  }
+  CollArgs a;
+  a.send = send;
+  a.recv = recv;
+  a.reduce = &r;
+  a.root = root;
+  select_reduce(r.bytes(), s->size(), op_commutative(op), fn).run(*s, a);
   v.finish();
   return s;
 }
@@ -357,15 +337,14 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
   std::size_t item = type_size(dt);
   const char* send = v.in(in_place ? recvbuf : sendbuf, total, dt);
   char* recv = v.out(recvbuf, mine, dt, false);
-  if (select_reduce_scatter(total * item, p, op_commutative(op), fn) == ReduceScatterAlgo::kRing) {
-    reduce_scatter_ring(*s, send, recv, std::vector<std::size_t>(counts.begin(), counts.end()),
-                        spec(int(total), dt, op));
-  } else {
-    char* whole = s->scratch(total * item);
-    run_allreduce(*s, send, whole, spec(int(total), dt, op));
-    s->copy(whole + first[std::size_t(me)] * item, recv, mine * item);
-    s->next_round();
-  }
+  const std::vector<std::size_t> items(counts.begin(), counts.end());
+  const ReduceSpec whole = spec(int(total), dt, op);
+  CollArgs a;
+  a.send = send;
+  a.recv = recv;
+  a.reduce = &whole;
+  a.counts = &items;
+  select_reduce_scatter(total * item, p, op_commutative(op), fn).run(*s, a);
   v.finish();
   return s;
 }
@@ -396,15 +375,8 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
   Views v(*s);
   std::size_t block =
       is_root ? std::size_t(recvcount) * type_size(recvtype) : std::size_t(sendcount) * type_size(sendtype);
-  if (!vec && select_gather(block, p, fn) == RootedAlgo::kBinomial) {
-    if (is_root && !in_place) check_root_block(fn, std::size_t(sendcount) * type_size(sendtype), block);
-    char* recv =
-        is_root ? v.out(recvbuf, std::size_t(p) * std::size_t(recvcount), recvtype, in_place) : nullptr;
-    gather_binomial(*s, in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype), recv, block,
-                    root);
-    v.finish();
-    return s;
-  }
+  static const Algorithm& linear = algorithm_named(Coll::kGather, "linear");
+  const Algorithm& algorithm = vec ? linear : select_gather(block, p, fn);
   Blocks blocks;
   if (is_root)
     blocks = v.blocks(recvbuf, a.counts.data(), a.disp.data(), nullptr, recvtype, p, false, true,
@@ -412,7 +384,13 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
   const char* own = in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype);
   std::size_t own_bytes = in_place ? 0 : std::size_t(sendcount) * type_size(sendtype);
   if (is_root && !in_place) check_root_block(fn, own_bytes, blocks.bytes[std::size_t(root)]);
-  gather_linear(*s, own, own_bytes, blocks, root);
+  CollArgs args;
+  args.own = own;
+  args.own_bytes = own_bytes;
+  args.blocks = &blocks;
+  args.block = block;
+  args.root = root;
+  algorithm.run(*s, args);
   v.finish();
   return s;
 }
@@ -429,14 +407,8 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
   Views v(*s);
   std::size_t block =
       is_root ? std::size_t(sendcount) * type_size(sendtype) : std::size_t(recvcount) * type_size(recvtype);
-  if (!vec && select_scatter(block, p, fn) == RootedAlgo::kBinomial) {
-    if (is_root && !in_place) check_root_block(fn, block, std::size_t(recvcount) * type_size(recvtype));
-    const char* send = is_root ? v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype) : nullptr;
-    scatter_binomial(*s, send, in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false),
-                     block, root);
-    v.finish();
-    return s;
-  }
+  static const Algorithm& linear = algorithm_named(Coll::kScatter, "linear");
+  const Algorithm& algorithm = vec ? linear : select_scatter(block, p, fn);
   Blocks blocks;
   if (is_root)
     blocks = v.blocks(const_cast<void*>(sendbuf), a.counts.data(), a.disp.data(), nullptr, sendtype, p, false,
@@ -444,7 +416,13 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
   char* own = in_place ? nullptr : v.out(recvbuf, std::size_t(recvcount), recvtype, false);
   std::size_t own_bytes = in_place ? 0 : std::size_t(recvcount) * type_size(recvtype);
   if (is_root && !in_place) check_root_block(fn, blocks.bytes[std::size_t(root)], own_bytes);
-  scatter_linear(*s, own, own_bytes, blocks, root);
+  CollArgs args;
+  args.own_out = own;
+  args.own_bytes = own_bytes;
+  args.blocks = &blocks;
+  args.block = block;
+  args.root = root;
+  algorithm.run(*s, args);
   v.finish();
   return s;
 }
@@ -488,32 +466,10 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
     if (!in_place)
       s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), recv + std::size_t(me) * block, block);
     s->next_round();
-    switch (select_allgather(block, p, fn)) {
-      case AllgatherAlgo::kRing: {
-        Blocks b;
-        for (int i = 0; i < p; ++i) {
-          b.at.push_back(recv + std::size_t(i) * block);
-          b.bytes.push_back(block);
-        }
-        allgather_ring(*s, b);
-        break;
-      }
-      case AllgatherAlgo::kRecursiveDoubling:
-        allgather_recursive_doubling(*s, recv, block);
-        break;
-      case AllgatherAlgo::kBruck:
-        allgather_bruck(*s, recv, block);
-        break;
-      case AllgatherAlgo::kLinear: {
-        Blocks b;
-        for (int i = 0; i < p; ++i) {
-          b.at.push_back(recv + std::size_t(i) * block);
-          b.bytes.push_back(block);
-        }
-        allgather_linear(*s, b);
-        break;
-      }
-    }
+    CollArgs a;
+    a.recv = recv;
+    a.block = block;
+    select_allgather(block, p, fn).run(*s, a);
   } else {
     Blocks b =
         v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, p, false, true, in_place ? me : -1);
@@ -555,28 +511,11 @@ SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, M
   } else {
     send = v.in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype);
   }
-  switch (AlltoallAlgo algo = select_alltoall(block, p, fn)) {
-    case AlltoallAlgo::kPairwise:
-    case AlltoallAlgo::kLinear: {
-      Blocks sb;
-      Blocks rb;
-      for (int i = 0; i < p; ++i) {
-        sb.at.push_back(const_cast<char*>(send) + std::size_t(i) * block);
-        sb.bytes.push_back(block);
-        rb.at.push_back(recv + std::size_t(i) * block);
-        rb.bytes.push_back(block);
-      }
-      if (algo == AlltoallAlgo::kLinear) {
-        alltoall_linear(*s, sb, rb);
-      } else {
-        alltoall_pairwise(*s, sb, rb);
-      }
-      break;
-    }
-    case AlltoallAlgo::kBruck:
-      alltoall_bruck(*s, send, recv, block);
-      break;
-  }
+  CollArgs a;
+  a.send = send;
+  a.recv = recv;
+  a.block = block;
+  select_alltoall(block, p, fn).run(*s, a);
   v.finish();
   return s;
 }

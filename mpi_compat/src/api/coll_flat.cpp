@@ -127,14 +127,14 @@ void finish_out(void* buf, std::size_t count, MPI_Datatype dt, const TypeFacts& 
   unpack(scratch_out().data(), count * t.size, count, dt, buf);
 }
 
-bool fits(const CommInfo& c, FlatColl k, std::size_t bytes, int p, const char* fn) {
+bool fits(const CommInfo& c, Coll k, std::size_t bytes, int p, const char* fn) {
   return bytes <= flat::max_publish(c) && select_flat(k, bytes, p, fn);
 }
 
 }  // namespace
 
 bool flat_barrier(CommInfo& c) {
-  if (!flat::usable(c) || !fits(c, FlatColl::kBarrier, 0, comm_size(c), "MPI_Barrier")) return false;
+  if (!flat::usable(c) || !fits(c, Coll::kBarrier, 0, comm_size(c), "MPI_Barrier")) return false;
   flat::barrier(c, "MPI_Barrier");
   return true;
 }
@@ -147,7 +147,7 @@ bool flat_bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) 
   if (!buf_ok(buf, count, t)) return false;
   const int p = comm_size(*c);
   const std::size_t bytes = bytes_of(count, t);
-  if (root < 0 || root >= p || !fits(*c, FlatColl::kBcast, bytes, p, fn)) return false;
+  if (root < 0 || root >= p || !fits(*c, Coll::kBcast, bytes, p, fn)) return false;
   auto n = std::size_t(count);
   if (comm_rank(*c) == root) {
     flat::bcast(*c, fn, const_cast<char*>(packed_in(buf, n, dt, t)), bytes, root);
@@ -173,7 +173,7 @@ bool flat_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
   if (gets && !buf_ok(recvbuf, count, t)) return false;
   if (!in_place && !buf_ok(sendbuf, count, t)) return false;
   if (gets && !in_place && count > 0 && sendbuf == recvbuf) return false;
-  if (!fits(*c, all ? FlatColl::kAllreduce : FlatColl::kReduce, bytes_of(count, t), p, fn)) return false;
+  if (!fits(*c, all ? Coll::kAllreduce : Coll::kReduce, bytes_of(count, t), p, fn)) return false;
   auto n = std::size_t(count);
   char* recv = gets ? packed_out(recvbuf, n, dt, t, in_place) : nullptr;
   const char* send = in_place ? recv : packed_in(sendbuf, n, dt, t);
@@ -199,7 +199,7 @@ bool flat_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (is_root && !buf_ok(recvbuf, recvcount, rt)) return false;
   if (is_root && !in_place && bytes_of(sendcount, st) != bytes_of(recvcount, rt)) return false;
   std::size_t block = is_root ? bytes_of(recvcount, rt) : bytes_of(sendcount, st);
-  if (!fits(*c, FlatColl::kGather, block, p, fn)) return false;
+  if (!fits(*c, Coll::kGather, block, p, fn)) return false;
   const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype, st);
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
   char* recv = is_root ? packed_out(recvbuf, all, recvtype, rt, in_place) : nullptr;
@@ -224,7 +224,7 @@ bool flat_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (is_root && !buf_ok(sendbuf, sendcount, st)) return false;
   if (is_root && !in_place && bytes_of(sendcount, st) != bytes_of(recvcount, rt)) return false;
   std::size_t block = is_root ? bytes_of(sendcount, st) : bytes_of(recvcount, rt);
-  if (!fits(*c, FlatColl::kScatter, block * std::size_t(p), p, fn)) return false;
+  if (!fits(*c, Coll::kScatter, block * std::size_t(p), p, fn)) return false;
   const char* send =
       is_root ? packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype, st) : nullptr;
   char* recv = in_place ? nullptr : packed_out(recvbuf, std::size_t(recvcount), recvtype, rt, false);
@@ -246,7 +246,7 @@ bool flat_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   if (!buf_ok(recvbuf, recvcount, rt)) return false;
   const std::size_t block = bytes_of(recvcount, rt);
   if (!in_place && bytes_of(sendcount, st) != block) return false;
-  if (!fits(*c, FlatColl::kAllgather, block, p, fn)) return false;
+  if (!fits(*c, Coll::kAllgather, block, p, fn)) return false;
   const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype, st);
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
   char* recv = packed_out(recvbuf, all, recvtype, rt, in_place);
@@ -270,7 +270,7 @@ bool flat_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (!buf_ok(sendbuf, sendcount, st) || (recvcount > 0 && sendbuf == recvbuf)) return false;
     if (bytes_of(sendcount, st) != block) return false;
   }
-  if (!fits(*c, FlatColl::kAlltoall, block * std::size_t(p), p, fn)) return false;
+  if (!fits(*c, Coll::kAlltoall, block * std::size_t(p), p, fn)) return false;
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
   char* recv = packed_out(recvbuf, all, recvtype, rt, in_place);
   const char* send =

@@ -30,6 +30,25 @@ struct Blocks {
   SmallVec<std::size_t, 16> bytes;
 };
 
+/// p blocks of `block` bytes, block i at base + i * block (the equal-block collectives' buffers as
+/// Blocks, for the algorithms that take any block sizes).
+inline Blocks equal_blocks(char* base, std::size_t block, int p) {
+  Blocks b;
+  for (int i = 0; i < p; ++i) {
+    b.at.push_back(base + std::size_t(i) * block);
+    b.bytes.push_back(block);
+  }
+  return b;
+}
+
+/// Whether `b` is p blocks of `block` bytes laid end to end (rank order, no gap): one buffer.
+inline bool contiguous_blocks(const Blocks& b, std::size_t block) {
+  for (std::size_t i = 0; i < b.at.size(); ++i) {
+    if (b.bytes[i] != block || b.at[i] != b.at[0] + i * block) return false;
+  }
+  return true;
+}
+
 /// The recursive-doubling allreduces on any p: pof2 is the largest power of two <= p, rem = p - pof2.
 /// Ranks 2i and 2i+1 (i < rem) pair up: 2i folds its vector into 2i+1 and sits out (vrank -1), 2i+1
 /// takes part as i; a rank r >= 2 rem takes part as r - rem. real() maps a part back to its rank.

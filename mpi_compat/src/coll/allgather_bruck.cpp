@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -24,6 +25,10 @@ void allgather_bruck(Schedule& s, char* recv, std::size_t block) {
     s.copy(tmp + std::size_t(i) * block, recv + std::size_t((r + i) % p) * block, block);
   }
   s.next_round();
+}
+
+void allgather_bruck(Schedule& s, const CollArgs& a) {
+  allgather_bruck(s, a.recv, a.block);
 }
 
 }  // namespace takyon::mpi

@@ -4,6 +4,7 @@
 // a round that waits costs most when ranks share cores -- at the price of sending its block p-1
 // times. This rank's own block must already be in place; blocks may differ in size.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -17,6 +18,10 @@ void allgather_linear(Schedule& s, const Blocks& blocks) {
   }
   for (int k = 1; k < p; ++k) s.send((r + k) % p, blocks.at[own], blocks.bytes[own]);
   s.next_round();
+}
+
+void allgather_linear(Schedule& s, const CollArgs& a) {
+  allgather_linear(s, equal_blocks(a.recv, a.block, s.size()));
 }
 
 }  // namespace takyon::mpi

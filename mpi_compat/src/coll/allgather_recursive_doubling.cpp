@@ -3,6 +3,7 @@
 // log2 p rounds, data in place. For a rank count that is not a power of two it uses Bruck's
 // doubling pattern, which generalizes it (allgather_bruck.cpp).
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -21,6 +22,10 @@ void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block) {
     s.send(peer, recv + mine * block, std::size_t(mask) * block);
     s.next_round();
   }
+}
+
+void allgather_recursive_doubling(Schedule& s, const CollArgs& a) {
+  allgather_recursive_doubling(s, a.recv, a.block);
 }
 
 }  // namespace takyon::mpi

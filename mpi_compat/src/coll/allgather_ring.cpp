@@ -2,6 +2,7 @@
 // Ring allgather: in step k rank r sends block r-k to r+1 and receives block r-k-1 from r-1;
 // p-1 steps, each link carries every block once. Blocks may differ in size (MPI_Allgatherv).
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -17,6 +18,10 @@ void allgather_ring(Schedule& s, const Blocks& blocks) {
     s.send(right, blocks.at[out], blocks.bytes[out]);
     s.next_round();
   }
+}
+
+void allgather_ring(Schedule& s, const CollArgs& a) {
+  allgather_ring(s, equal_blocks(a.recv, a.block, s.size()));
 }
 
 }  // namespace takyon::mpi

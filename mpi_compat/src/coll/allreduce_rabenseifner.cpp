@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -103,6 +104,10 @@ void allreduce_rabenseifner(Schedule& s, const char* send, char* recv, const Red
     }
     s.next_round();
   }
+}
+
+void allreduce_rabenseifner(Schedule& s, const CollArgs& a) {
+  allreduce_rabenseifner(s, a.send, a.recv, *a.reduce);
 }
 
 }  // namespace takyon::mpi

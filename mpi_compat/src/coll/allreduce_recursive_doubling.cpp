@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -50,6 +51,10 @@ void allreduce_recursive_doubling(Schedule& s, const char* send, char* recv, con
   }
   s.copy(acc, recv, bytes);
   s.next_round();
+}
+
+void allreduce_recursive_doubling(Schedule& s, const CollArgs& a) {
+  allreduce_recursive_doubling(s, a.send, a.recv, *a.reduce);
 }
 
 }  // namespace takyon::mpi

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -52,6 +53,10 @@ void allreduce_ring(Schedule& s, const char* send, char* recv, const ReduceSpec&
     s.send(right, at(out), items(out) * r.item);
     s.next_round();
   }
+}
+
+void allreduce_ring(Schedule& s, const CollArgs& a) {
+  allreduce_ring(s, a.send, a.recv, *a.reduce);
 }
 
 }  // namespace takyon::mpi

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -36,6 +37,10 @@ void alltoall_bruck(Schedule& s, const char* send, char* recv, std::size_t block
   for (int i = 0; i < p; ++i)
     s.copy(tmp + std::size_t(i) * block, recv + std::size_t((r - i + p) % p) * block, block);
   s.next_round();
+}
+
+void alltoall_bruck(Schedule& s, const CollArgs& a) {
+  alltoall_bruck(s, a.send, a.recv, a.block);
 }
 
 }  // namespace takyon::mpi

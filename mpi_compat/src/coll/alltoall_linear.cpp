@@ -6,6 +6,7 @@
 // costs most when ranks share cores (np 4 on 2 cores) -- at the price of up to p-1 concurrent
 // transfers per rank.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -22,6 +23,11 @@ void alltoall_linear(Schedule& s, const Blocks& send, const Blocks& recv) {
   }
   s.copy_early(send.at[std::size_t(r)], recv.at[std::size_t(r)], send.bytes[std::size_t(r)]);
   s.next_round();
+}
+
+void alltoall_linear(Schedule& s, const CollArgs& a) {
+  alltoall_linear(s, equal_blocks(const_cast<char*>(a.send), a.block, s.size()),
+                  equal_blocks(a.recv, a.block, s.size()));
 }
 
 }  // namespace takyon::mpi

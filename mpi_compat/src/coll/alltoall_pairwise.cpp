@@ -2,6 +2,7 @@
 // Pairwise alltoall (and alltoallv/w): this rank's own block is copied, then in step k it sends to
 // r+k and receives from r-k, one exchange per step so that no rank is flooded. p-1 steps.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -17,6 +18,11 @@ void alltoall_pairwise(Schedule& s, const Blocks& send, const Blocks& recv) {
     s.send(int(to), send.at[to], send.bytes[to]);
     s.next_round();
   }
+}
+
+void alltoall_pairwise(Schedule& s, const CollArgs& a) {
+  alltoall_pairwise(s, equal_blocks(const_cast<char*>(a.send), a.block, s.size()),
+                    equal_blocks(a.recv, a.block, s.size()));
 }
 
 }  // namespace takyon::mpi

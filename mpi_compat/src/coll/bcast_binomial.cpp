@@ -2,6 +2,7 @@
 // Binomial-tree broadcast: relative rank v = (r - root) mod p receives the whole message from
 // v - 2^k (2^k its lowest set bit), then forwards it to v + 2^j for every j < k. log2 p rounds.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -21,6 +22,10 @@ void bcast_binomial(Schedule& s, char* buf, std::size_t bytes, int root) {
     if (v + mask < p) s.send((v + mask + root) % p, buf, bytes);
   }
   s.next_round();
+}
+
+void bcast_binomial(Schedule& s, const CollArgs& a) {
+  bcast_binomial(s, a.buf, a.bytes, a.root);
 }
 
 }  // namespace takyon::mpi

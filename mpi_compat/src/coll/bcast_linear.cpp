@@ -4,6 +4,7 @@
 // non-root to be scheduled (on a node with more ranks than cores the binomial tree's forwarding
 // rank is often not running).
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -16,6 +17,10 @@ void bcast_linear(Schedule& s, char* buf, std::size_t bytes, int root) {
     s.recv(root, buf, bytes);
   }
   s.next_round();
+}
+
+void bcast_linear(Schedule& s, const CollArgs& a) {
+  bcast_linear(s, a.buf, a.bytes, a.root);
 }
 
 }  // namespace takyon::mpi

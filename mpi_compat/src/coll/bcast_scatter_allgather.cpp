@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -42,6 +43,10 @@ void bcast_scatter_allgather(Schedule& s, char* buf, std::size_t bytes, int root
     blocks.bytes.push_back(offset(vq + 1) - lo);
   }
   allgather_ring(s, blocks);
+}
+
+void bcast_scatter_allgather(Schedule& s, const CollArgs& a) {
+  bcast_scatter_allgather(s, a.buf, a.bytes, a.root);
 }
 
 }  // namespace takyon::mpi

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -42,6 +43,26 @@ void gather_binomial(Schedule& s, const char* own, char* recv, std::size_t block
       s.copy(tmp + std::size_t(i) * block, recv + std::size_t((i + root) % p) * block, block);
     }
   }
+  s.next_round();
+}
+
+// The root's blocks are one buffer when the receive type is contiguous (the usual case); otherwise the
+// tree gathers into scratch and the root copies the blocks out.
+void gather_binomial(Schedule& s, const CollArgs& a) {
+  const bool root = s.rank() == a.root;
+  if (!root || contiguous_blocks(*a.blocks, a.block)) {
+    gather_binomial(s, a.own, root ? a.blocks->at[0] : nullptr, a.block, a.root);
+    return;
+  }
+  const int p = s.size();
+  char* packed = s.scratch(std::size_t(p) * a.block);
+  if (a.own == nullptr) {  // in place: the root's own block is where its blocks say
+    s.copy(a.blocks->at[std::size_t(a.root)], packed + std::size_t(a.root) * a.block, a.block);
+    s.next_round();
+  }
+  gather_binomial(s, a.own, packed, a.block, a.root);
+  for (int i = 0; i < p; ++i)
+    s.copy(packed + std::size_t(i) * a.block, a.blocks->at[std::size_t(i)], a.block);
   s.next_round();
 }
 

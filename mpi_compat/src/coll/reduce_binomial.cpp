@@ -8,6 +8,7 @@
 // for it -- at np 2 the root receives once and reduces once. Only an in-place root, and a rank
 // with more than one child, receive into scratch.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -47,6 +48,10 @@ void reduce_binomial(Schedule& s, const char* send, char* recv, const ReduceSpec
   }
   if (!has_children) s.copy(send, recv, bytes);  // the root of a single rank
   s.next_round();
+}
+
+void reduce_binomial(Schedule& s, const CollArgs& a) {
+  reduce_binomial(s, a.send, a.recv, *a.reduce, a.root);
 }
 
 }  // namespace takyon::mpi

@@ -4,6 +4,7 @@
 // scratch) and combines them afterwards. For few ranks: no rank waits for another non-root (on a
 // node with more ranks than cores the binomial tree's inner rank is often not running).
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -36,6 +37,10 @@ void reduce_linear(Schedule& s, const char* send, char* recv, const ReduceSpec& 
   if (!in_place && others == 0) s.copy(send, recv, bytes);                 // a single rank
   for (int i = 0; i < slot; ++i) s.reduce(tmp + std::size_t(i) * bytes, recv, r.count, r.dt, r.op);
   s.next_round();
+}
+
+void reduce_linear(Schedule& s, const CollArgs& a) {
+  reduce_linear(s, a.send, a.recv, *a.reduce, a.root);
 }
 
 }  // namespace takyon::mpi

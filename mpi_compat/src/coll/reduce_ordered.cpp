@@ -4,6 +4,7 @@
 // order (MPI requires the result of op(0) op op(1) op ... op(p-1)). Rank 0 then forwards the
 // result to the root. No rank copies its send buffer: only rank 0, as the root, copies the result.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -40,6 +41,10 @@ void reduce_ordered(Schedule& s, const char* send, char* recv, const ReduceSpec&
     s.recv(0, recv, bytes);
   }
   s.next_round();
+}
+
+void reduce_ordered(Schedule& s, const CollArgs& a) {
+  reduce_ordered(s, a.send, a.recv, *a.reduce, a.root);
 }
 
 }  // namespace takyon::mpi

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -57,6 +58,10 @@ void reduce_scatter_ring(Schedule& s, const char* send, char* recv, const std::v
   }
   s.copy(at(rank), recv, bytes(rank));
   s.next_round();
+}
+
+void reduce_scatter_ring(Schedule& s, const CollArgs& a) {
+  reduce_scatter_ring(s, a.send, a.recv, *a.counts, *a.reduce);
 }
 
 }  // namespace takyon::mpi

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -39,6 +40,22 @@ void scatter_binomial(Schedule& s, const char* send, char* own, std::size_t bloc
   }
   if (own != nullptr) s.copy(tmp, own, block);  // nothing to do for a leaf that received in place
   s.next_round();
+}
+
+// The root's blocks are one buffer when the send type is contiguous (the usual case); otherwise the
+// root packs them into scratch first.
+void scatter_binomial(Schedule& s, const CollArgs& a) {
+  const bool root = s.rank() == a.root;
+  if (!root || contiguous_blocks(*a.blocks, a.block)) {
+    scatter_binomial(s, root ? a.blocks->at[0] : nullptr, a.own_out, a.block, a.root);
+    return;
+  }
+  const int p = s.size();
+  char* packed = s.scratch(std::size_t(p) * a.block);
+  for (int i = 0; i < p; ++i)
+    s.copy(a.blocks->at[std::size_t(i)], packed + std::size_t(i) * a.block, a.block);
+  s.next_round();
+  scatter_binomial(s, packed, a.own_out, a.block, a.root);
 }
 
 }  // namespace takyon::mpi

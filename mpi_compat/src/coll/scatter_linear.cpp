@@ -2,6 +2,7 @@
 // Linear scatter (and scatterv): the root starts all p-1 sends at once from their places in its
 // buffer and copies its own block; every other rank receives one message.
 #include "coll/algorithms.hpp"
+#include "coll/table.hpp"
 
 namespace takyon::mpi {
 
@@ -19,6 +20,10 @@ void scatter_linear(Schedule& s, char* own, std::size_t own_bytes, const Blocks&
   // The root's own block is copied while the others' go out.
   if (own != nullptr) s.copy_early(root_blocks.at[std::size_t(r)], own, own_bytes);
   s.next_round();
+}
+
+void scatter_linear(Schedule& s, const CollArgs& a) {
+  scatter_linear(s, a.own_out, a.own_bytes, *a.blocks, a.root);
 }
 
 }  // namespace takyon::mpi

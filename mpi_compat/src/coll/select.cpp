@@ -4,7 +4,6 @@
 // message per rank) above; their defaults suit node-local shared memory.
 #include "coll/select.hpp"
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -90,30 +89,26 @@ int forced(const Forced& f, const char* fn) {
   return f.index;
 }
 
-/// The knob that forces collective k's algorithm.
-constexpr KnobId kForcedKnob[] = {KnobId::kCollBarrier,   KnobId::kCollBcast,   KnobId::kCollReduce,
-                                  KnobId::kCollAllreduce, KnobId::kCollGather,  KnobId::kCollScatter,
-                                  KnobId::kCollAllgather, KnobId::kCollAlltoall};
+/// The knob that forces collective k's algorithm, in Coll order.
+constexpr KnobId kForcedKnob[] = {KnobId::kCollBarrier,   KnobId::kCollBcast,    KnobId::kCollReduce,
+                                  KnobId::kCollAllreduce, KnobId::kCollGather,   KnobId::kCollScatter,
+                                  KnobId::kCollAllgather, KnobId::kCollAlltoall, KnobId::kCollReduceScatter};
 
-/// Collective k's forced choice; "shm" is the last algorithm of each.
-int forced_choice(FlatColl k, const char* fn) {
-  static const Forced f[] = {read_forced(kForcedKnob[0]), read_forced(kForcedKnob[1]),
-                             read_forced(kForcedKnob[2]), read_forced(kForcedKnob[3]),
-                             read_forced(kForcedKnob[4]), read_forced(kForcedKnob[5]),
-                             read_forced(kForcedKnob[6]), read_forced(kForcedKnob[7])};
+/// Collective k's forced choice: an index into its algorithms (algorithm_count(k): "shm", the flat
+/// form), or -1.
+int forced_choice(Coll k, const char* fn) {
+  static const Forced f[] = {
+      read_forced(kForcedKnob[0]), read_forced(kForcedKnob[1]), read_forced(kForcedKnob[2]),
+      read_forced(kForcedKnob[3]), read_forced(kForcedKnob[4]), read_forced(kForcedKnob[5]),
+      read_forced(kForcedKnob[6]), read_forced(kForcedKnob[7]), read_forced(kForcedKnob[8])};
   return forced(f[int(k)], fn);
 }
 
-/// The number of algorithms of collective k (its knob's choices but "auto"); the last is "shm".
-int algorithm_count(FlatColl k) {
-  const std::string_view choices = common::knob(kForcedKnob[int(k)]).choices;
-  return int(std::count(choices.begin(), choices.end(), '|'));
-}
-
-/// Collective k's forced schedule algorithm (-1: none, or the flat one, which schedules cannot run).
-int forced_schedule(FlatColl k, const char* fn) {
+/// Collective k's forced algorithm; nullptr when none is forced, or the flat form (which schedules
+/// cannot run).
+const Algorithm* forced_schedule(Coll k, const char* fn) {
   const int f = forced_choice(k, fn);
-  return f == algorithm_count(k) - 1 ? -1 : f;
+  return f >= 0 && f < algorithm_count(k) ? &algorithm_at(k, f) : nullptr;
 }
 
 bool is_pof2(int p) {
@@ -122,88 +117,97 @@ bool is_pof2(int p) {
 
 }  // namespace
 
-BcastAlgo select_bcast(std::size_t bytes, int p, const char* fn) {
-  int f = forced_schedule(FlatColl::kBcast, fn);
-  if (f >= 0) return BcastAlgo(f);
-  if (p <= th().linear_max_ranks && bytes <= th().bcast_linear_max) return BcastAlgo::kLinear;
+const Algorithm& select_bcast(std::size_t bytes, int p, const char* fn) {
+  static const Algorithm& binomial = algorithm_named(Coll::kBcast, "binomial");
+  static const Algorithm& scatter_allgather = algorithm_named(Coll::kBcast, "scatter_allgather");
+  static const Algorithm& linear = algorithm_named(Coll::kBcast, "linear");
+  if (const Algorithm* f = forced_schedule(Coll::kBcast, fn)) return *f;
+  if (p <= th().linear_max_ranks && bytes <= th().bcast_linear_max) return linear;
   return bytes >= th().bcast_scatter_allgather_min && p >= th().bcast_scatter_allgather_min_ranks
-             ? BcastAlgo::kScatterAllgather
-             : BcastAlgo::kBinomial;
+             ? scatter_allgather
+             : binomial;
 }
 
-ReduceAlgo select_reduce(std::size_t bytes, int p, bool commutative, const char* fn) {
-  int f = forced_schedule(FlatColl::kReduce, fn);
-  if (!commutative) return ReduceAlgo::kOrdered;
-  if (f >= 0) return ReduceAlgo(f);
-  return p <= th().linear_max_ranks && bytes <= th().reduce_linear_max ? ReduceAlgo::kLinear
-                                                                       : ReduceAlgo::kBinomial;
+const Algorithm& select_reduce(std::size_t bytes, int p, bool commutative, const char* fn) {
+  static const Algorithm& binomial = algorithm_named(Coll::kReduce, "binomial");
+  static const Algorithm& ordered = algorithm_named(Coll::kReduce, "ordered");
+  static const Algorithm& linear = algorithm_named(Coll::kReduce, "linear");
+  const Algorithm* f = forced_schedule(Coll::kReduce, fn);
+  if (!commutative) return ordered;
+  if (f != nullptr) return *f;
+  return p <= th().linear_max_ranks && bytes <= th().reduce_linear_max ? linear : binomial;
 }
 
-AllreduceAlgo select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative,
-                               const char* fn) {
-  int f = forced_schedule(FlatColl::kAllreduce, fn);
-  if (!commutative) return AllreduceAlgo::kRecursiveDoubling;
-  if (f >= 0) return AllreduceAlgo(f);
-  if (bytes < th().allreduce_large_min || count < std::size_t(p)) return AllreduceAlgo::kRecursiveDoubling;
+const Algorithm& select_allreduce(std::size_t bytes, std::size_t count, int p, bool commutative,
+                                  const char* fn) {
+  static const Algorithm& recursive_doubling = algorithm_named(Coll::kAllreduce, "recursive_doubling");
+  static const Algorithm& rabenseifner = algorithm_named(Coll::kAllreduce, "rabenseifner");
+  static const Algorithm& ring = algorithm_named(Coll::kAllreduce, "ring");
+  static const Algorithm& reduce_bcast = algorithm_named(Coll::kAllreduce, "reduce_bcast");
+  const Algorithm* f = forced_schedule(Coll::kAllreduce, fn);
+  if (!commutative) return recursive_doubling;
+  if (f != nullptr) return *f;
+  if (bytes < th().allreduce_large_min || count < std::size_t(p)) return recursive_doubling;
   if (p > 2 && p <= th().linear_max_ranks && bytes >= th().allreduce_reduce_bcast_min &&
       bytes <= th().allreduce_reduce_bcast_max) {
-    return AllreduceAlgo::kReduceBcast;
+    return reduce_bcast;
   }
-  return is_pof2(p) ? AllreduceAlgo::kRabenseifner : AllreduceAlgo::kRing;
+  return is_pof2(p) ? rabenseifner : ring;
 }
 
-AllgatherAlgo select_allgather(std::size_t block, int p, const char* fn) {
-  int f = forced_schedule(FlatColl::kAllgather, fn);
-  if (f >= 0) return AllgatherAlgo(f);
-  if (block * std::size_t(p) >= th().allgather_ring_min) {
-    return p <= th().linear_max_ranks ? AllgatherAlgo::kLinear : AllgatherAlgo::kRing;
-  }
-  return is_pof2(p) ? AllgatherAlgo::kRecursiveDoubling : AllgatherAlgo::kBruck;
+const Algorithm& select_allgather(std::size_t block, int p, const char* fn) {
+  static const Algorithm& ring = algorithm_named(Coll::kAllgather, "ring");
+  static const Algorithm& recursive_doubling = algorithm_named(Coll::kAllgather, "recursive_doubling");
+  static const Algorithm& bruck = algorithm_named(Coll::kAllgather, "bruck");
+  static const Algorithm& linear = algorithm_named(Coll::kAllgather, "linear");
+  if (const Algorithm* f = forced_schedule(Coll::kAllgather, fn)) return *f;
+  if (block * std::size_t(p) >= th().allgather_ring_min) return p <= th().linear_max_ranks ? linear : ring;
+  return is_pof2(p) ? recursive_doubling : bruck;
 }
 
-AlltoallAlgo select_alltoall(std::size_t block, int p, const char* fn) {
-  int f = forced_schedule(FlatColl::kAlltoall, fn);
-  if (f >= 0) return AlltoallAlgo(f);
-  if (block <= th().alltoall_bruck_max_block && p >= th().alltoall_bruck_min_ranks)
-    return AlltoallAlgo::kBruck;
-  return p <= th().linear_max_ranks ? AlltoallAlgo::kLinear : AlltoallAlgo::kPairwise;
+const Algorithm& select_alltoall(std::size_t block, int p, const char* fn) {
+  static const Algorithm& pairwise = algorithm_named(Coll::kAlltoall, "pairwise");
+  static const Algorithm& bruck = algorithm_named(Coll::kAlltoall, "bruck");
+  static const Algorithm& linear = algorithm_named(Coll::kAlltoall, "linear");
+  if (const Algorithm* f = forced_schedule(Coll::kAlltoall, fn)) return *f;
+  if (block <= th().alltoall_bruck_max_block && p >= th().alltoall_bruck_min_ranks) return bruck;
+  return p <= th().linear_max_ranks ? linear : pairwise;
 }
 
-ReduceScatterAlgo select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn) {
-  static const Forced choice = read_forced(KnobId::kCollReduceScatter);
-  const int f = forced(choice, fn);
-  if (!commutative) return ReduceScatterAlgo::kAllreduce;
-  if (f >= 0) return ReduceScatterAlgo(f);
-  return bytes >= th().reduce_scatter_ring_min && p > 1 ? ReduceScatterAlgo::kRing
-                                                        : ReduceScatterAlgo::kAllreduce;
+const Algorithm& select_reduce_scatter(std::size_t bytes, int p, bool commutative, const char* fn) {
+  static const Algorithm& allreduce = algorithm_named(Coll::kReduceScatter, "allreduce");
+  static const Algorithm& ring = algorithm_named(Coll::kReduceScatter, "ring");
+  const Algorithm* f = forced_schedule(Coll::kReduceScatter, fn);
+  if (!commutative) return allreduce;
+  if (f != nullptr) return *f;
+  return bytes >= th().reduce_scatter_ring_min && p > 1 ? ring : allreduce;
 }
 
-bool select_flat(FlatColl k, std::size_t bytes, int p, const char* fn) {
+bool select_flat(Coll k, std::size_t bytes, int p, const char* fn) {
   const int f = forced_choice(k, fn);
-  if (f >= 0) return f == algorithm_count(k) - 1;  // "shm" is the last algorithm
+  if (f >= 0) return f == algorithm_count(k);  // "shm", after the table's algorithms
   if (p > th().flat_max_ranks) return false;
-  const bool one_exchange = k == FlatColl::kBcast || k == FlatColl::kAllreduce || k == FlatColl::kAllgather;
+  const bool one_exchange = k == Coll::kBcast || k == Coll::kAllreduce || k == Coll::kAllgather;
   if (p > 2 && node_oversubscribed()) {
-    const bool p_blocks = k == FlatColl::kScatter || k == FlatColl::kAlltoall;  // bytes: p blocks
+    const bool p_blocks = k == Coll::kScatter || k == Coll::kAlltoall;  // bytes: p blocks
     return p_blocks ? bytes / std::size_t(p) <= th().flat_max_oversubscribed_block
                     : bytes <= th().flat_max_oversubscribed;
   }
   return bytes <= (p == 2 && one_exchange ? th().flat_max_two_ranks : th().flat_max);
 }
 
-RootedAlgo select_gather(std::size_t block, int p, const char* fn) {
-  int f = forced_schedule(FlatColl::kGather, fn);
-  if (f >= 0) return RootedAlgo(f);
-  return block <= th().rooted_binomial_max_block && p > th().linear_max_ranks ? RootedAlgo::kBinomial
-                                                                              : RootedAlgo::kLinear;
+const Algorithm& select_gather(std::size_t block, int p, const char* fn) {
+  static const Algorithm& linear = algorithm_named(Coll::kGather, "linear");
+  static const Algorithm& binomial = algorithm_named(Coll::kGather, "binomial");
+  if (const Algorithm* f = forced_schedule(Coll::kGather, fn)) return *f;
+  return block <= th().rooted_binomial_max_block && p > th().linear_max_ranks ? binomial : linear;
 }
 
-RootedAlgo select_scatter(std::size_t block, int p, const char* fn) {
-  int f = forced_schedule(FlatColl::kScatter, fn);
-  if (f >= 0) return RootedAlgo(f);
-  return block <= th().rooted_binomial_max_block && p >= th().rooted_binomial_min_ranks
-             ? RootedAlgo::kBinomial
-             : RootedAlgo::kLinear;
+const Algorithm& select_scatter(std::size_t block, int p, const char* fn) {
+  static const Algorithm& linear = algorithm_named(Coll::kScatter, "linear");
+  static const Algorithm& binomial = algorithm_named(Coll::kScatter, "binomial");
+  if (const Algorithm* f = forced_schedule(Coll::kScatter, fn)) return *f;
+  return block <= th().rooted_binomial_max_block && p >= th().rooted_binomial_min_ranks ? binomial : linear;
 }
 
 }  // namespace takyon::mpi

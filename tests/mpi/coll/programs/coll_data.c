@@ -446,6 +446,33 @@ static void test_derived(void) {
           for (int j = 0; j < n5; ++j) CHECK(g[q * n5 + j] == (in_vec(k, j) ? val(q, i++) : -1));
         }
       }
+      /* Gather in place at the root into vectors (the root's own block stays where it is) */
+      if (rank_ == 0) {
+        for (int j = 0; j < n5 * size_; ++j) g[j] = -1;
+        for (int j = 0, i = 0; j < n5; ++j)
+          if (in_vec(k, j)) g[j] = val(0, i++);
+        CHECK_MPI(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, k, vec, 0, MPI_COMM_WORLD));
+        for (int q = 0; q < size_; ++q) {
+          int i = 0;
+          for (int j = 0; j < n5; ++j) CHECK(g[q * n5 + j] == (in_vec(k, j) ? val(q, i++) : -1));
+        }
+      } else {
+        CHECK_MPI(MPI_Gather(s, n4, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
+      }
+      /* Scatter from vectors at the last rank: 4k contiguous ints each */
+      {
+        int *sv = ialloc((size_t)n5 * (size_t)size_), *sr = ialloc((size_t)n4);
+        if (rank_ == size_ - 1) {
+          for (int q = 0; q < size_; ++q) {
+            int i = 0;
+            for (int j = 0; j < n5; ++j) sv[q * n5 + j] = in_vec(k, j) ? val(q + 50, i++) : -9;
+          }
+        }
+        CHECK_MPI(MPI_Scatter(sv, k, vec, sr, n4, MPI_INT, size_ - 1, MPI_COMM_WORLD));
+        for (int i = 0; i < n4; ++i) CHECK(sr[i] == val(rank_ + 50, i));
+        free(sv);
+        free(sr);
+      }
       /* Alltoall: k vectors to each rank, 4k contiguous ints from each */
       int *vs = ialloc((size_t)n5 * (size_t)size_), *cr = ialloc((size_t)n4 * (size_t)size_);
       for (int q = 0; q < size_; ++q) {
