@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The point-to-point engine of one rank: its channels (node-local: an SPSC ring and a bulk pipeline per
-// peer and direction; or a Takyon path per peer, path/path_channel.hpp), the eager / rendezvous /
-// synchronous protocols, matching and progress.
-// Single-threaded: only the MPI thread calls it (MPI_THREAD_FUNNELED).
+// The point-to-point engine of one rank: its channels (channel.hpp: node-local, an SPSC ring and a bulk
+// pipeline per peer and direction; or a Takyon path per peer, path_channel.hpp), the eager /
+// rendezvous / synchronous protocols, matching and progress. One class, one file per protocol:
+//   engine.cpp       construction, matching, the dispatch of arriving cells, progress, liveness
+//   eager.cpp        eager and synchronous messages, the blocking fast paths
+//   rendezvous.cpp   rendezvous and the bulk pipeline
+//   single_copy.cpp  CMA and shared-heap single copies, the split single copy
+// What they share is engine_internal.hpp. Single-threaded: only the MPI thread calls it
+// (MPI_THREAD_FUNNELED).
 //
 // Protocols (peer = another rank on the node; self-sends go through the unexpected queue directly):
 //   eager  (bytes <= cell payload): one cell with envelope + data; matched against posted receives
@@ -15,13 +20,13 @@
 //          sender's memory in one copy (process_vm_readv, or memcpy where the buffer is in the
 //          sender's shared heap, shm/heap.hpp, mapped here) and answered with kAck; if the kernel
 //          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
-//   split  a lone kRts of at least kCmaSplitMin bytes, when every rank has a core of its own: both
+//   split  a lone kRts of at least TAKYON_MPI_CMA_SPLIT_MIN bytes, when every rank has a core: both
 //          ranks copy half at once. The receiver reads the first page (proving CMA works), answers
 //          kCts with kFlagSplit (its buffer's address and the split point), reads the head; the sender
 //          writes the tail into the receiver's memory (process_vm_writev, or memcpy into its shared
 //          heap) and answers kAck with kFlagSplit (payload: 1 written, 0 refused -- then the receiver
 //          reads the tail itself); the receiver completes on that and answers the plain kAck that
-//          completes the send. Lone messages over kCmaMaxBytes take the pipeline, unless the sender's
+//          completes the send. Lone messages over TAKYON_MPI_CMA_MAX take the pipeline, unless the sender's
 //          buffer is in its shared heap.
 //          TAKYON_MPI_CMA=readonly: the sender acts as if writing were refused (tests the fallback);
 //          TAKYON_MPI_CMA=split: split even with more ranks than cores (tests).
@@ -37,6 +42,7 @@
 #include <vector>
 
 #include "pt2pt/backoff.hpp"
+#include "pt2pt/channel.hpp"
 #include "pt2pt/matching.hpp"
 #include "pt2pt/path_channel.hpp"
 #include "pt2pt/peer_failure.hpp"
@@ -172,37 +178,48 @@ class Engine {
     std::uint64_t addr = 0;   ///< kSplitCts: the receiver's buffer
     std::uint64_t split = 0;  ///< kSplitCts: the sender writes [split, bytes)
   };
+  /// Everything this rank keeps about one peer, by protocol.
   struct Peer {
+    // The channel (channel.hpp): the shm ring pair, or a Takyon path; what waits for room in it.
     shm::RingProducer out;
     shm::RingConsumer in;
-    shm::BulkProducer bulk_out;
-    shm::BulkConsumer bulk_in;
-    std::deque<Outgoing> pending;                          ///< waiting for ring space, in order
-    std::deque<Request*> streaming_out;                    ///< cleared sends, in kCts order
-    std::deque<Request*> streaming_in;                     ///< cleared receives, in kCts order
-    std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
-    struct SplitIn {
-      Request* req;
-      std::uint64_t addr;  ///< the sender's data
-    };
-    std::unordered_map<std::uint32_t, SplitIn> split_in;  ///< split receives waiting for the tail
-    std::uint32_t next_msg_id = 1;
-    const shm::InboxHeader* header = nullptr;
-    int pid = 0;
-    /// pidfd_open(pid): pid-reuse-proof liveness (readable once the process exited); -1 where the
-    /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
-    int pidfd = -1;
-    bool cma = false;             ///< process_vm_readv works on this peer (until it fails once)
-    char* heap = nullptr;         ///< the peer's shared heap mapped here (map_peer_heap)
-    std::uint64_t heap_base = 0;  ///< its address in the peer
-    std::uint64_t heap_bytes = 0;
-    bool heap_tried = false;
-    char* bulk_out_chunks = nullptr;  ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
-    char* bulk_in_chunks = nullptr;   ///< the peer's pipeline chunks in this rank's inbox
-    bool bulk_out_warm = false;
-    bool bulk_in_warm = false;
-    std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
     std::unique_ptr<PathChannel> path;    ///< set: this peer is reached through a Takyon path
+    std::deque<Outgoing> pending;         ///< waiting for ring space, in order
+    std::uint32_t in_at_last_send = ~0U;  ///< in.taken() at the previous send (stream_hint)
+    /// Rendezvous and the pipeline (rendezvous.cpp).
+    struct Rendezvous {
+      shm::BulkProducer bulk_out;
+      shm::BulkConsumer bulk_in;
+      std::deque<Request*> streaming_out;                    ///< cleared sends, in kCts order
+      std::deque<Request*> streaming_in;                     ///< cleared receives, in kCts order
+      std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
+      std::uint32_t next_msg_id = 1;
+      char* bulk_out_chunks = nullptr;  ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
+      char* bulk_in_chunks = nullptr;   ///< the peer's pipeline chunks in this rank's inbox
+      bool bulk_out_warm = false;
+      bool bulk_in_warm = false;
+    } rndv;
+    /// Single copies (single_copy.cpp).
+    struct SingleCopy {
+      struct SplitIn {
+        Request* req;
+        std::uint64_t addr;  ///< the sender's data
+      };
+      std::unordered_map<std::uint32_t, SplitIn> split_in;  ///< split receives waiting for the tail
+      bool cma = false;             ///< process_vm_readv works on this peer (until it fails once)
+      char* heap = nullptr;         ///< the peer's shared heap mapped here (map_peer_heap)
+      std::uint64_t heap_base = 0;  ///< its address in the peer
+      std::uint64_t heap_bytes = 0;
+      bool heap_tried = false;
+    } copy;
+    /// Liveness (engine.cpp: exited, check_peers).
+    struct Liveness {
+      const shm::InboxHeader* header = nullptr;  ///< the peer's inbox (its finalized flag); nullptr: a path
+      int pid = 0;
+      /// pidfd_open(pid): pid-reuse-proof liveness (readable once the process exited); -1 where the
+      /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
+      int pidfd = -1;
+    } live;
   };
 
   bool emit(Peer& p, int dest, const Outgoing& o);
@@ -216,9 +233,9 @@ class Engine {
     if (in == p.in_at_last_send) p.out.prefetch_ahead();
     p.in_at_last_send = in;
   }
-  template <class Chan>
+  template <FrameProducer Chan>
   bool emit_on(Chan& out, Peer& p, const Outgoing& o);
-  template <class Chan>
+  template <FrameProducer Chan>
   bool emit_message(Chan& out, Peer& p, Request* r);
   bool progress_path(Peer& p, int source);
   bool pump_path_streams(Peer& p);
@@ -227,8 +244,14 @@ class Engine {
   void handle_cell(Peer& p, int source, const shm::CellHeader* cell);
   /// handle_cell, then releases the cell from `chan` (the peer's ring or path) exactly once, also when
   /// handling throws. Every caller of handle_cell goes through here.
-  template <class Chan>
+  template <FrameConsumer Chan>
   void handle_and_release(Chan& chan, Peer& p, int source, const shm::CellHeader* cell);
+  // What each kind of cell does, by protocol: eager.cpp, rendezvous.cpp, engine.cpp (kAck).
+  void on_eager(Peer& p, int source, const shm::CellHeader* cell);
+  void on_rts(int source, const shm::CellHeader* cell);
+  void on_cts(Peer& p, int source, const shm::CellHeader* cell);
+  void on_ack(Peer& p, int source, const shm::CellHeader* cell);
+  void on_data(Peer& p, const shm::CellHeader* cell);
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
                        bool sender_busy, std::uint64_t addr);
