@@ -87,7 +87,6 @@ void Engine::on_eager(Peer& p, int source, const shm::CellHeader* cell) {
     std::memcpy(u->data.get(), data, cell->bytes);
   }
   unexpected_.add(std::move(u));
-  return;
 }
 
 int Engine::take_eager(Peer& p, int source, int ctx, int tag, void* buf, std::size_t capacity,

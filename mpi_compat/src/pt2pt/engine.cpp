@@ -125,8 +125,8 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
                               layout.cell_bytes);
     p.in =
         shm::RingConsumer(layout.cells(mine, r), layout.control(mine, r), layout.ncells, layout.cell_bytes);
-    p.rndv.bulk_out = shm::BulkProducer(layout.slots(theirs, rank), layout.chunks(theirs, rank), layout.nchunks,
-                                   layout.chunk_bytes);
+    p.rndv.bulk_out = shm::BulkProducer(layout.slots(theirs, rank), layout.chunks(theirs, rank),
+                                        layout.nchunks, layout.chunk_bytes);
     p.rndv.bulk_in =
         shm::BulkConsumer(layout.slots(mine, r), layout.chunks(mine, r), layout.nchunks, layout.chunk_bytes);
     p.live.header = static_cast<const shm::InboxHeader*>(theirs);
@@ -354,7 +354,6 @@ void Engine::on_ack(Peer& p, int source, const shm::CellHeader* cell) {
   Request* r = it->second;
   p.rndv.awaiting.erase(it);
   complete(r);
-  return;
 }
 
 bool Engine::progress() {

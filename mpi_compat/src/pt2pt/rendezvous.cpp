@@ -107,7 +107,6 @@ void Engine::on_rts(int source, const shm::CellHeader* cell) {
   u->busy = busy;
   u->addr = addr;
   unexpected_.add(std::move(u));
-  return;
 }
 
 void Engine::on_cts(Peer& p, int source, const shm::CellHeader* cell) {
@@ -132,7 +131,6 @@ void Engine::on_cts(Peer& p, int source, const shm::CellHeader* cell) {
     warm_bulk(p, true);
     p.rndv.streaming_out.push_back(r);
   }
-  return;
 }
 
 // A path channel's kData: the next chunk of the oldest cleared receive.
@@ -146,7 +144,6 @@ void Engine::on_data(Peer& p, const shm::CellHeader* cell) {
   if (r->rndv_done < r->rndv_total) return;
   p.rndv.streaming_in.pop_front();
   complete(r);
-  return;
 }
 
 void Engine::warm_bulk(Peer& p, bool out) {
@@ -178,12 +175,12 @@ bool Engine::pump_streams(Peer& p) {
     if (r->folded) {
       const std::size_t base = r->rndv_done;
       n = p.rndv.bulk_in.consume(r->rndv_total - base,
-                            [r, base](const char* chunk, std::size_t at, std::size_t len) {
-                              r->fold.fn(r->fold.ctx, chunk, base + at, len);
-                            });
+                                 [r, base](const char* chunk, std::size_t at, std::size_t len) {
+                                   r->fold.fn(r->fold.ctx, chunk, base + at, len);
+                                 });
     } else {
       n = p.rndv.bulk_in.pop(static_cast<char*>(r->buf) + r->rndv_done, r->rndv_total - r->rndv_done,
-                        r->rndv_total >= shm::kStreamingMin);
+                             r->rndv_total >= shm::kStreamingMin);
     }
     if (n == 0) break;
     moved = true;

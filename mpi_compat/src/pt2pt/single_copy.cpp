@@ -41,7 +41,7 @@ void Engine::map_peer_heap(Peer& p) {
     m = mmap(nullptr, p.live.header->heap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   }
   close(fd);
-  if (m == MAP_FAILED) return;                      // CMA, as without a heap
+  if (m == MAP_FAILED) return;                           // CMA, as without a heap
   madvise(m, p.live.header->heap_bytes, MADV_DONTDUMP);  // the peer's memory, not this rank's
   p.copy.heap = static_cast<char*>(m);
   p.copy.heap_base = p.live.header->heap_base;
