@@ -3,7 +3,7 @@
 """Folders depend one way: no include cycle between the modules of the libraries.
 
 A module is a folder (core/src, core/backends/socket, mpi_compat/src/pt2pt, ...), except at the top
-of mpi_compat/src, where each file stem is one (runtime, errors, comm_basic, ...). Every quoted
+of mpi_compat/src, where each file stem is one (runtime, errors, messages). Every quoted
 #include is resolved as the compilers resolve it (the including file's folder, then the include
 folders the CMake targets give) and becomes an edge between two modules; a strongly connected
 component of more than one module is a cycle, printed with the includes that make it. Exit 1 if

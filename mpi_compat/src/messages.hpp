@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
+#include "datatype/predefined.hpp"
 #include "datatype/type.hpp"
-#include "datatype_basic.hpp"
 #include "errors.hpp"
 #include "mpi.h"
 #include "pt2pt/request.hpp"

@@ -1,13 +1,26 @@
 // SPDX-License-Identifier: MIT
-// The collectives' entry points, blocking and nonblocking (MPI_Barrier/Ibarrier: barrier.cpp). Each
-// checks its arguments and builds its schedule through api/coll_build.cpp; the blocking form runs the
+// The collectives' entry points, blocking and nonblocking. Each checks its arguments and builds its
+// schedule through coll/build.cpp; the blocking form runs the
 // schedule (Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall: unless the flat shared-memory
-// path, api/coll_flat.hpp, takes it), the nonblocking form returns a request that MPI_Wait/Test and the
-// engine's progress advance.
-#include "api/coll_build.hpp"
-#include "api/coll_flat.hpp"
+// path, coll/flat_select.hpp, takes it), the nonblocking form returns a request that MPI_Wait/Test and the
+// engine's progress advance. MPI_Barrier: the flat barrier where the communicator allows it, else
+// the dissemination barrier (coll/barrier_dissemination.cpp) in the communicator's collective context.
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "coll/algorithms.hpp"
+#include "coll/build.hpp"
+#include "coll/flat_select.hpp"
+
+namespace takyon::mpi {
+
+void barrier(CommInfo& c) {
+  if (flat_barrier(c)) return;
+  Schedule s(c, "MPI_Barrier");
+  barrier_dissemination(s);
+  s.run();
+}
+
+}  // namespace takyon::mpi
 
 using namespace takyon::mpi;
 
@@ -21,7 +34,7 @@ int blocking(const char* fn, MPI_Comm comm, const Build& build) {
   });
 }
 
-/// Blocking, with the flat shared-memory path (api/coll_flat.hpp) tried first.
+/// Blocking, with the flat shared-memory path (coll/flat_select.hpp) tried first.
 template <class Flat, class Build>
 int blocking_flat(const char* fn, MPI_Comm comm, const Flat& flat, const Build& build) {
   return guarded(fn, comm, [&] {
@@ -360,3 +373,20 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Ialltoallw)
+
+extern "C" int PMPI_Barrier(MPI_Comm comm) {
+  return guarded("MPI_Barrier", comm, [&] {
+    barrier(check_comm(comm, "MPI_Barrier"));
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Barrier)
+
+extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return guarded("MPI_Ibarrier", comm, [&] {
+    if (request == nullptr) fail(MPI_ERR_ARG, "MPI_Ibarrier", "request is NULL (argument request)");
+    *request = start_nonblocking(build_barrier("MPI_Ibarrier", comm));
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Ibarrier)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Communicator management: Comm_dup (+ _with_info), split, split_type, create, create_group, free,
 // compare, group, test_inter, set_name / get_name.
-// Creating a communicator is an exchange of one Record per member (comm_exchange.hpp): what the
+// Creating a communicator is an exchange of one Record per member (coll/comm_create.hpp): what the
 // member asked for (color, key...) and the context slots free on it. Every member of a new
 // communicator then picks the lowest slot free on all its members, so context ids are unique among
 // each process's live communicators and messages on different communicators never match.
@@ -18,8 +18,8 @@
 #include "api/common.hpp"
 #include "api/export.hpp"
 #include "api/info.hpp"
-#include "comm_exchange.hpp"
-#include "group.hpp"
+#include "coll/comm_create.hpp"
+#include "comm/group.hpp"
 #include "path/provider.hpp"
 
 namespace takyon::mpi {
@@ -85,7 +85,7 @@ class LocalError {
 };
 
 /// Every member's record, by index in `members`; throws alike on every member if any member's
-/// arguments were bad or they called different creation functions (comm_exchange.hpp).
+/// arguments were bad or they called different creation functions (coll/comm_create.hpp).
 std::vector<Record> exchange(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag,
                              const Record& mine, const LocalError& local, const char* fn) {
   return exchange_records(over, members, me, ctx, tag, mine, local.error(), fn, op_name);

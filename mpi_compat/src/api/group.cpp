@@ -5,7 +5,7 @@
 
 #include "api/common.hpp"
 #include "api/export.hpp"
-#include "group.hpp"
+#include "comm/group.hpp"
 
 namespace takyon::mpi {
 namespace {

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Process topologies: MPI_Dims_create, Cart_create/_sub and the Cartesian queries, Graph_create and
 // the graph queries, Topo_test. A topology communicator is a split of the old one (ranks kept in
-// order: reorder is allowed and ignored) with a Topology record attached (topo.hpp).
+// order: reorder is allowed and ignored) with a Topology record attached (comm/topo.hpp).
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
-#include "topo.hpp"
+#include "coll/comm_create.hpp"
+#include "comm/topo.hpp"
 
 namespace takyon::mpi {
 namespace {

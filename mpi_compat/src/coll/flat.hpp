@@ -18,14 +18,14 @@
 // One rank: the same code on a process-local area. Waiting: poll, progressing the engine (nonblocking
 // operations and other ranks' traffic move meanwhile), Backoff (yields at once when oversubscribed),
 // and a dead peer is an error (Engine::check_peers), never a hang.
-// Buffers here are packed bytes (api/coll_flat.cpp packs derived datatypes); the caller has checked
+// Buffers here are packed bytes (coll/flat_select.cpp packs derived datatypes); the caller has checked
 // the arguments. Single-threaded: the MPI thread only.
 #pragma once
 
 #include <cstddef>
 
 #include "coll/algorithms.hpp"
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
 
 namespace takyon::mpi::flat {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
 #include "mpi.h"
 
 namespace takyon::mpi {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The collective algorithms as common/coll_algorithms.def lists them: one row per algorithm, each a
 // function `void <collective>_<name>(Schedule&, const CollArgs&)` in coll/<collective>_<name>.cpp.
-// The selection (coll/select.cpp) returns a row; the collectives (api/coll_build.cpp) fill CollArgs and
+// The selection (coll/select.cpp) returns a row; the collectives (coll/build.cpp) fill CollArgs and
 // run it. Adding an algorithm: its file and its row in coll_algorithms.def.
 #pragma once
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "datatype/pack.hpp"
-#include "datatype_basic.hpp"
+#include "datatype/predefined.hpp"
 
 namespace takyon::mpi {
 namespace {

@@ -100,7 +100,8 @@ class TypeBuilder {
 const Type* find_type(MPI_Datatype dt);
 
 namespace detail {
-/// Predefined handles are kPredefinedBase + index (datatype_basic.cpp); the table has one Type per index.
+/// Predefined handles are kPredefinedBase + index (datatype/predefined.cpp); the table has one Type per
+/// index.
 inline constexpr std::intptr_t kPredefinedBase = 0x200;
 inline constexpr std::size_t kPredefinedSlots = 256;
 extern const Type* const g_predefined_types;

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "datatype/datatype.hpp"
-#include "datatype_basic.hpp"
+#include "datatype/predefined.hpp"
 #include "errors.hpp"
 
 // IEEE binary128 for MPI_REAL16 / MPI_COMPLEX32: GCC's and Clang's __float128 on x86-64, long double

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Process topologies: the Cartesian or graph record a communicator carries (CommInfo::topo), the
-// balanced factorisation of MPI_Dims_create, and the creation of topology communicators (one
-// exchange of a record per member of the old communicator, like Comm_split).
+// Process topologies: the Cartesian or graph record a communicator carries (CommInfo::topo) and the
+// balanced factorisation of MPI_Dims_create. Creating a topology communicator is a creation exchange
+// like Comm_split's (create_topo_comm, coll/comm_create.hpp).
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <vector>
 
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
 #include "errors.hpp"
 #include "mpi.h"
 
@@ -40,22 +38,6 @@ void cart_coords_of(const Topology& t, int rank, int* coords);
 /// free extents as close to each other as possible, in non-increasing order. Throws MPI_ERR_DIMS /
 /// MPI_ERR_ARG naming `fn` for impossible requests.
 void dims_create(int nnodes, int ndims, int* dims, const char* fn);
-
-/// The creation step every topology constructor shares. Each member of `parent` passes the color of
-/// the communicator it joins (MPI_UNDEFINED: none), its key there (new ranks ordered by key, then
-/// old rank), a hash of the arguments that must agree on every member, and the MPI error its own
-/// argument checks raised. A member with bad arguments still exchanges, so
-/// all members fail (MPI_ERR_OTHER naming it) instead of waiting. Returns the new communicator with
-/// `topo` attached, or MPI_COMM_NULL.
-struct TopoRequest {
-  int op = 0;  ///< which constructor (members calling different ones fail)
-  int color = MPI_UNDEFINED;
-  int key = 0;
-  std::uint64_t args_hash = 0;
-  std::optional<MpiError> error;  ///< what this member's own argument checks threw
-};
-MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_ptr<const Topology> topo,
-                          const char* fn);
 
 /// FNV-1a over ints (the arguments that must agree among members).
 std::uint64_t hash_ints(std::uint64_t h, const int* v, int n);

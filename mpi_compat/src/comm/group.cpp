@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The registry of groups (see group.hpp).
-#include "group.hpp"
+#include "comm/group.hpp"
 
 #include <algorithm>
 #include <memory>

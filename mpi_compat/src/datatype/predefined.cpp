@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Predefined datatypes (see datatype_basic.hpp). The ABI puts them all in 0x200..0x2ff.
-#include "datatype_basic.hpp"
+// Predefined datatypes (see predefined.hpp). The ABI puts them all in 0x200..0x2ff.
+#include "datatype/predefined.hpp"
 
 #include <array>
 #include <complex>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Argument checks and schedules of the collectives (see coll_build.hpp).
-#include "api/coll_build.hpp"
+// Argument checks and schedules of the collectives (see build.hpp).
+#include "coll/build.hpp"
 
 #include <string>
 #include <vector>
 
 #include "coll/algorithms.hpp"
 #include "coll/select.hpp"
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
 #include "errors.hpp"
 #include "op/op.hpp"

@@ -2,11 +2,11 @@
 // The flat shared-memory path of the blocking collectives (coll/flat.hpp), tried before a schedule is
 // built: each flat_* returns false, having done nothing, when the schedule must run: a communicator
 // that cannot run flat, a size or rank count the selection (coll/select.cpp) leaves to schedules, a
-// forced schedule algorithm, or an argument that api/coll_build.cpp rejects with its own error. The
+// forced schedule algorithm, or an argument that coll/build.cpp rejects with its own error. The
 // choice depends only on the communicator and the bytes, the same on every rank of a correct program.
 #pragma once
 
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
 #include "mpi.h"
 
 namespace takyon::mpi {

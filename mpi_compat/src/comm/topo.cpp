@@ -1,39 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Process topologies: Dims_create's factorisation, Cartesian rank arithmetic and the creation
-// exchange of topology communicators (see topo.hpp).
-#include "topo.hpp"
+// Process topologies: Dims_create's factorisation and Cartesian rank arithmetic (see topo.hpp).
+#include "comm/topo.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "comm_exchange.hpp"
 #include "runtime.hpp"
 
 namespace takyon::mpi {
 namespace {
-
-/// One per member of the old communicator; a different size from api/comm.cpp's record, so a
-/// member calling Comm_split while others call Cart_create fails instead of misreading it.
-struct TopoRecord {
-  std::int32_t op;
-  std::int32_t color;
-  std::int32_t key;
-  std::int32_t error_class;  ///< nonzero: this member's arguments were bad
-  std::uint64_t args_hash;
-  CtxMask mask;
-};
-
-const char* topo_op_name(int op) {
-  switch (op) {
-    case 1:
-      return "MPI_Cart_create";
-    case 2:
-      return "MPI_Cart_sub";
-    case 3:
-      return "MPI_Graph_create";
-  }
-  return "another topology constructor";
-}
 
 /// Depth-first search for the most balanced split of `n` into `k` factors, each <= `max_factor`
 /// (non-increasing order), among the divisors `divs` (ascending) of the original number.
@@ -171,37 +146,6 @@ std::uint64_t hash_ints(std::uint64_t h, const int* v, int n) {
     }
   }
   return h;
-}
-
-MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_ptr<const Topology> topo,
-                          const char* fn) {
-  TopoRecord mine{};
-  mine.op = req.op;
-  mine.color = req.error ? MPI_UNDEFINED : req.color;
-  mine.key = req.key;
-  mine.args_hash = req.args_hash;
-  offerable_slots(mine.mask);
-  std::vector<int> members = comm_members(parent);
-  const int me = comm_rank(parent);
-  // Every member judges all records the same way, so all fail alike.
-  auto recs = exchange_records(parent, members, me, parent.coll_ctx, kCommCreateTag, mine, req.error, fn,
-                               topo_op_name);
-  for (std::size_t i = 1; i < recs.size(); ++i) {
-    if (recs[i].args_hash != recs[0].args_hash) {
-      fail(MPI_ERR_ARG, fn,
-           "world rank " + std::to_string(members[i]) + " passed other arguments than world rank " +
-               std::to_string(members[0]) + " (every member must pass the same topology)");
-    }
-  }
-  if (mine.color == MPI_UNDEFINED) return MPI_COMM_NULL;
-  std::vector<int> idx = members_of_color(recs, mine.color);
-  const int slot = agree_slot(recs, idx, fn);
-  std::vector<int> world;
-  world.reserve(idx.size());
-  for (int i : idx) world.push_back(members[std::size_t(i)]);
-  CommInfo& c = register_comm(std::move(world), slot, parent.errhandler);
-  c.topo = std::move(topo);
-  return c.handle;
 }
 
 }  // namespace takyon::mpi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Argument screens and packing of the flat blocking collectives (see coll_flat.hpp).
-#include "api/coll_flat.hpp"
+// Argument screens and packing of the flat blocking collectives (see flat_select.hpp).
+#include "coll/flat_select.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "coll/flat.hpp"
 #include "coll/select.hpp"
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
 #include "errors.hpp"
 #include "op/op.hpp"
@@ -59,7 +59,7 @@ TypeFacts facts(MPI_Datatype dt) {
   return f;
 }
 
-/// count items of dt at buf, as coll_build.cpp's check_buf accepts them.
+/// count items of dt at buf, as build.cpp's check_buf accepts them.
 bool buf_ok(const void* buf, int count, const TypeFacts& t) {
   if (count < 0 || !t.ok || buf == MPI_IN_PLACE) return false;
   return buf != nullptr || count == 0 || t.size == 0;

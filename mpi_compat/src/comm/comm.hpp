@@ -29,7 +29,7 @@ struct CommInfo {
   int coll_ctx;  ///< context id of the communicator's collectives (never matches user messages)
   bool is_self;
   MPI_Errhandler errhandler;
-  // --- communicator management (part 2); WORLD and SELF leave members empty ---
+  // Derived communicators only (WORLD and SELF leave members empty):
   std::vector<int> members;        ///< world rank of each rank of a derived communicator
   std::vector<int> world_to_rank;  ///< rank of each world rank in it, -1 for non-members
   int rank = 0;                    ///< this process's rank in a derived communicator
@@ -38,7 +38,7 @@ struct CommInfo {
   std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
   std::shared_ptr<const struct Topology>
-      topo;  ///< Cartesian or graph topology (topo.hpp); Comm_dup shares it
+      topo;  ///< Cartesian or graph topology (comm/topo.hpp); Comm_dup shares it
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.
@@ -82,7 +82,7 @@ std::vector<int> comm_members(const CommInfo& c);
 MPI_Errhandler errhandler_of(MPI_Comm comm);
 
 /// Fills `mask` with this process's free context slots.
-void free_slots(CtxMask& mask);  // (offerable_slots, comm_exchange.hpp, adds the flat collectives' rule)
+void free_slots(CtxMask& mask);  // (offerable_slots, coll/comm_create.hpp, adds the flat collectives' rule)
 /// Registers a new derived communicator over `members` (world ranks, by new rank; must include this
 /// process) in context slot `slot` (free here), inheriting `errhandler`. Returns it (owned by the registry).
 CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errhandler);

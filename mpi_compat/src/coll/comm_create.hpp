@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
-// The small internal exchanges communicator creation needs (every member's record to every other),
-// written over the point-to-point engine in a context no user receive can match. One place, so they
-// can later be swapped for the real collectives.
+// Communicator creation, the collective step every constructor shares: the small internal exchanges
+// (every member's record to every other), written over the point-to-point engine in a context no
+// user receive can match, the agreement on a context slot the flat collectives can use, and the end
+// of a communicator (MPI_Comm_free). One place, so the exchanges can later be swapped for the real
+// collectives. The communicator model itself is comm/comm.hpp.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
-#include "comm_basic.hpp"
+#include "comm/comm.hpp"
+#include "comm/topo.hpp"
 #include "errors.hpp"
+#include "mpi.h"
 
 namespace takyon::mpi {
 
@@ -83,5 +88,21 @@ int agree_slot(const std::vector<Record>& recs, const std::vector<int>& idx, con
   }
   fail_no_context_id(fn);
 }
+
+/// The creation step every topology constructor shares. Each member of `parent` passes the color of
+/// the communicator it joins (MPI_UNDEFINED: none), its key there (new ranks ordered by key, then
+/// old rank), a hash of the arguments that must agree on every member, and the MPI error its own
+/// argument checks raised. A member with bad arguments still exchanges, so
+/// all members fail (MPI_ERR_OTHER naming it) instead of waiting. Returns the new communicator with
+/// `topo` attached, or MPI_COMM_NULL.
+struct TopoRequest {
+  int op = 0;  ///< which constructor (members calling different ones fail)
+  int color = MPI_UNDEFINED;
+  int key = 0;
+  std::uint64_t args_hash = 0;
+  std::optional<MpiError> error;  ///< what this member's own argument checks threw
+};
+MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_ptr<const Topology> topo,
+                          const char* fn);
 
 }  // namespace takyon::mpi

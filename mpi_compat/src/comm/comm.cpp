@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The predefined communicators and the registry of derived ones (see comm_basic.hpp).
-#include "comm_basic.hpp"
+// The predefined communicators and the registry of derived ones (see comm.hpp).
+#include "comm/comm.hpp"
 
 #include <limits>
 #include <unordered_map>
