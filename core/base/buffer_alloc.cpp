@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "sys/sys.hpp"
+#include "common/sys.hpp"
 
 namespace takyon::detail {
 

@@ -10,8 +10,8 @@
 #include <new>
 #include <string>
 
+#include "common/sys.hpp"
 #include "error_log.hpp"
-#include "sys/sys.hpp"
 #include "takyon/takyon_extensions.h"
 
 struct TakyonMmapStruct {
@@ -20,7 +20,7 @@ struct TakyonMmapStruct {
   uint64_t bytes = 0;
 };
 
-namespace sys = takyon::detail::sys;
+namespace sys = takyon::sys;
 using takyon::detail::errno_text;
 
 extern "C" {

@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "common/sys.hpp"
 #include "deadline.hpp"
-#include "sys/sys.hpp"
 #include "takyon/takyon.h"
 #include "takyon/takyon_extensions.h"
 

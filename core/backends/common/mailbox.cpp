@@ -10,7 +10,7 @@
 #include <climits>
 
 #include "backends/common/spin.hpp"
-#include "sys/sys.hpp"
+#include "common/sys.hpp"
 
 namespace takyon::detail {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "sys/sys.hpp"
+#include "common/sys.hpp"
 
 namespace takyon::detail {
 

@@ -4,60 +4,35 @@
 // peer process is gone.
 #include "backends/inter_process/inter_process_backend.hpp"
 
-#include <poll.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "backends/common/layout_check.hpp"
 #include "backends/common/mailbox.hpp"
 #include "backends/inter_process/shm_segment.hpp"
 #include "buffer_alloc.hpp"
-#include "sys/sys.hpp"
+#include "common/process_watch.hpp"
 
 namespace takyon::detail {
 namespace {
 
-// Watches the peer process through a pidfd (readable once the process has exited, zombie or
-// not); falls back to kill(0) plus /proc state where pidfd_open is unavailable.
+// The mailbox's view of the peer process (common::ProcessWatch).
 class PidMonitor final : public PeerMonitor {
  public:
-  explicit PidMonitor(pid_t pid) : pid_(pid), pidfd_(sys::ops().pidfd_open(pid)) {}
-  ~PidMonitor() override {
-    if (pidfd_ >= 0) ::close(pidfd_);
-  }
-  PidMonitor(const PidMonitor&) = delete;
-  PidMonitor& operator=(const PidMonitor&) = delete;
+  explicit PidMonitor(pid_t pid) : watch_(pid) {}
 
   bool alive(std::string& why) override {
-    bool gone = false;
-    if (pidfd_ >= 0) {
-      pollfd p{pidfd_, POLLIN, 0};
-      gone = poll(&p, 1, 0) > 0;
-    } else {
-      gone = (kill(pid_, 0) != 0 && errno == ESRCH) || is_zombie();
-    }
-    if (gone) why = strf("the peer process %d exited", static_cast<int>(pid_));
-    return !gone;
+    if (!watch_.exited()) return true;
+    why = strf("the peer process %d exited", static_cast<int>(watch_.pid()));
+    return false;
   }
 
  private:
-  bool is_zombie() const {
-    std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
-    std::string line;
-    if (!std::getline(stat, line)) return true;
-    const size_t paren = line.rfind(')');
-    return paren != std::string::npos && paren + 2 < line.size() &&
-           (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
-  }
-  pid_t pid_;
-  int pidfd_;
+  common::ProcessWatch watch_;
 };
 
 class InterProcessEndpoint final : public Backend {

@@ -2,10 +2,7 @@
 // ShmSegment implementation.
 #include "backends/inter_process/shm_segment.hpp"
 
-#include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +13,7 @@
 #include <thread>
 
 #include "buffer_alloc.hpp"
-#include "sys/sys.hpp"
+#include "common/sys.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -55,65 +52,50 @@ ShmSegment::~ShmSegment() {
 }
 
 void ShmSegment::close() noexcept {
-  if (base_ != nullptr) sys::ops().munmap(base_, size_);
-  if (fd_ >= 0) ::close(fd_);
-  base_ = nullptr;
-  fd_ = -1;
-  size_ = 0;
-}
-
-bool ShmSegment::name_matches_fd() const noexcept {
-  struct stat by_fd {};
-  struct stat by_name {};
-  const std::string path = "/dev/shm" + name_;
-  return fstat(fd_, &by_fd) == 0 && stat(path.c_str(), &by_name) == 0 && by_fd.st_ino == by_name.st_ino &&
-         by_fd.st_dev == by_name.st_dev;
+  object_.close();
 }
 
 void ShmSegment::unlink_and_close() noexcept {
-  if (fd_ >= 0 && name_matches_fd()) sys::ops().shm_unlink(name_.c_str());
+  object_.unlink_if_ours();
   close();
 }
 
 bool ShmSegment::owner_gone() const noexcept {
-  if (fd_ < 0) return true;
-  if (sys::ops().flock(fd_, LOCK_SH | LOCK_NB) == 0) {
-    sys::ops().flock(fd_, LOCK_UN);
+  if (object_.fd() < 0) return true;
+  if (sys::ops().flock(object_.fd(), LOCK_SH | LOCK_NB) == 0) {
+    sys::ops().flock(object_.fd(), LOCK_UN);
     return true;
   }
   return false;
 }
 
 void ShmSegment::unlink_if_stale_and_close() noexcept {
-  if (fd_ >= 0 && sys::ops().flock(fd_, LOCK_EX | LOCK_NB) == 0) {
-    if (name_matches_fd()) sys::ops().shm_unlink(name_.c_str());
-  }
+  if (object_.fd() >= 0 && sys::ops().flock(object_.fd(), LOCK_EX | LOCK_NB) == 0) object_.unlink_if_ours();
   close();
 }
 
 MailboxSlot* ShmSegment::slots() const noexcept {
-  return reinterpret_cast<MailboxSlot*>(base_ + header().slots_offset);
+  return reinterpret_cast<MailboxSlot*>(base() + header().slots_offset);
 }
 
 std::vector<uint64_t> ShmSegment::send_sizes() const {
-  const auto* sizes = reinterpret_cast<const uint64_t*>(base_ + header().sizes_offset);
+  const auto* sizes = reinterpret_cast<const uint64_t*>(base() + header().sizes_offset);
   return {sizes, sizes + header().nsend};
 }
 
 std::vector<uint64_t> ShmSegment::recv_sizes() const {
-  const auto* sizes = reinterpret_cast<const uint64_t*>(base_ + header().sizes_offset);
+  const auto* sizes = reinterpret_cast<const uint64_t*>(base() + header().sizes_offset);
   return {sizes + header().nsend, sizes + header().nsend + header().nrecv};
 }
 
 std::byte* ShmSegment::recv_buffer(uint32_t i) const noexcept {
-  const auto* offsets = reinterpret_cast<const uint64_t*>(base_ + header().recv_offsets_offset);
-  return offsets[i] == 0 ? nullptr : base_ + offsets[i];
+  const auto* offsets = reinterpret_cast<const uint64_t*>(base() + header().recv_offsets_offset);
+  return offsets[i] == 0 ? nullptr : base() + offsets[i];
 }
 
 Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, Deadline deadline,
                           ErrorLog& log) {
   close();
-  name_ = name;
   const uint32_t nsend = static_cast<uint32_t>(layout.send_bytes.size());
   const uint32_t nrecv = static_cast<uint32_t>(layout.recv_bytes.size());
   const uint64_t slots_offset = round_up(sizeof(SegmentHeader), 64);
@@ -131,65 +113,54 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   }
 
   // Claim the name: create it fresh, or replace a segment whose owner is gone.
+  common::SysError error;
   for (;;) {
-    fd_ = sys::ops().shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd_ >= 0) {
-      if (lock_exclusive(fd_) && name_matches_fd()) break;
-      ::close(fd_);  // someone raced us for the name; look again
-      fd_ = -1;
-    } else if (errno == EEXIST) {
-      const int existing = sys::ops().shm_open(name_.c_str(), O_RDWR | O_CLOEXEC, 0600);
-      if (existing < 0) continue;  // vanished in between: try to create again
-      if (!lock_exclusive(existing)) {
+    if (object_.create(name, error)) {
+      if (lock_exclusive(object_.fd()) && object_.name_is_ours()) break;
+      object_.close();  // someone raced us for the name; look again
+    } else if (error.err == EEXIST) {
+      common::ShmObject existing;
+      if (!existing.open(name, error)) continue;  // vanished in between: try to create again
+      if (!lock_exclusive(existing.fd())) {
         int32_t pid = 0;
-        struct stat st {};
-        if (fstat(existing, &st) == 0 && static_cast<uint64_t>(st.st_size) >= sizeof(SegmentHeader)) {
+        uint64_t bytes = 0;
+        if (existing.current_size(bytes, error) && bytes >= sizeof(SegmentHeader)) {
           alignas(SegmentHeader) unsigned char raw[sizeof(SegmentHeader)];
-          if (pread(existing, raw, sizeof(raw), 0) == static_cast<ssize_t>(sizeof(raw))) {
+          if (pread(existing.fd(), raw, sizeof(raw), 0) == static_cast<ssize_t>(sizeof(raw))) {
             std::memcpy(&pid, raw + 16, sizeof(pid));  // SegmentHeader::pid follows magic and version/pointer
           }
         }
-        ::close(existing);
         return TAKYON_FAIL(log, Status::kInvalidArgument,
                            "shared memory %s is owned by a live endpoint (process %d): the same side of this "
                            "path already exists",
-                           name_.c_str(), static_cast<int>(pid));
+                           name.c_str(), static_cast<int>(pid));
       }
       // Stale: its owner died without destroying the path. Remove the name, keep the memory
       // for whoever still has it mapped.
-      fd_ = existing;
-      if (name_matches_fd()) sys::ops().shm_unlink(name_.c_str());
-      ::close(fd_);
-      fd_ = -1;
+      existing.unlink_if_ours();
     } else {
-      const int err = errno;
-      return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name_.c_str(),
-                         errno_text(err).c_str());
+      return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name.c_str(),
+                         errno_text(error.err).c_str());
     }
     if (deadline.expired()) {
       return TAKYON_FAIL(log, Status::kTimeout, "could not claim shared memory %s within path_create_timeout",
-                         name_.c_str());
+                         name.c_str());
     }
   }
-  if (sys::ops().ftruncate(fd_, static_cast<off_t>(total)) != 0) {
-    const int err = errno;
+  if (!object_.resize(total, error)) {
     unlink_and_close();
-    return TAKYON_FAIL(log, err == ENOMEM || err == ENOSPC ? Status::kNoMemory : Status::kSystem,
+    return TAKYON_FAIL(log, error.err == ENOMEM || error.err == ENOSPC ? Status::kNoMemory : Status::kSystem,
                        "ftruncate(%s, %llu) failed: %s", name.c_str(), static_cast<unsigned long long>(total),
-                       errno_text(err).c_str());
+                       errno_text(error.err).c_str());
   }
-  void* addr = sys::ops().mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-  if (addr == MAP_FAILED) {
-    const int err = errno;
+  if (!object_.map(total, error)) {
     unlink_and_close();
-    return TAKYON_FAIL(log, err == ENOMEM ? Status::kNoMemory : Status::kSystem,
+    return TAKYON_FAIL(log, error.err == ENOMEM ? Status::kNoMemory : Status::kSystem,
                        "mmap of %s (%llu bytes) failed: %s", name.c_str(),
-                       static_cast<unsigned long long>(total), errno_text(err).c_str());
+                       static_cast<unsigned long long>(total), errno_text(error.err).c_str());
   }
-  base_ = static_cast<std::byte*>(addr);
-  size_ = total;
-
-  auto* header = new (base_) SegmentHeader{};
+  std::byte* const at = base();
+  auto* header = new (at) SegmentHeader{};
   header->magic = kMagic;
   header->version = kVersion;
   header->pointer = layout.pointer ? 1 : 0;
@@ -201,41 +172,33 @@ Status ShmSegment::create(const std::string& name, const SegmentLayout& layout, 
   header->slots_offset = slots_offset;
   header->sizes_offset = sizes_offset;
   header->recv_offsets_offset = recv_offsets_offset;
-  if (nrecv > 0) new (base_ + slots_offset) MailboxSlot[nrecv];
-  auto* sizes = reinterpret_cast<uint64_t*>(base_ + sizes_offset);
+  if (nrecv > 0) new (at + slots_offset) MailboxSlot[nrecv];
+  auto* sizes = reinterpret_cast<uint64_t*>(at + sizes_offset);
   std::copy(layout.send_bytes.begin(), layout.send_bytes.end(), sizes);
   std::copy(layout.recv_bytes.begin(), layout.recv_bytes.end(), sizes + nsend);
-  std::copy(recv_offsets.begin(), recv_offsets.end(),
-            reinterpret_cast<uint64_t*>(base_ + recv_offsets_offset));
+  std::copy(recv_offsets.begin(), recv_offsets.end(), reinterpret_cast<uint64_t*>(at + recv_offsets_offset));
   header->ready.store(1, std::memory_order_release);
   return Status::kOk;
 }
 
 Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   close();
-  name_ = name;
-  fd_ = sys::ops().shm_open(name_.c_str(), O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    const int err = errno;
-    if (err == ENOENT) return Status::kTimedOut;
-    return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name_.c_str(),
-                       errno_text(err).c_str());
+  common::SysError error;
+  if (!object_.open(name, error)) {
+    if (error.err == ENOENT) return Status::kTimedOut;
+    return TAKYON_FAIL(log, Status::kSystem, "shm_open(%s) failed: %s", name.c_str(),
+                       errno_text(error.err).c_str());
   }
-  struct stat st {};
-  if (fstat(fd_, &st) != 0 || static_cast<uint64_t>(st.st_size) < sizeof(SegmentHeader) || owner_gone()) {
+  uint64_t size = 0;
+  if (!object_.current_size(size, error) || size < sizeof(SegmentHeader) || owner_gone()) {
     close();  // being created, or left behind by a dead process
     return Status::kTimedOut;
   }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  void* addr = sys::ops().mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-  if (addr == MAP_FAILED) {
-    const int err = errno;
+  if (!object_.map(size, error)) {
     close();
     return TAKYON_FAIL(log, Status::kSystem, "mmap of the peer's %s failed: %s", name.c_str(),
-                       errno_text(err).c_str());
+                       errno_text(error.err).c_str());
   }
-  base_ = static_cast<std::byte*>(addr);
-  size_ = size;
   const SegmentHeader& h = header();
   if (h.ready.load(std::memory_order_acquire) != 1 ||
       h.mailbox.closing.load(std::memory_order_acquire) != 0) {
@@ -251,7 +214,7 @@ Status ShmSegment::open_peer(const std::string& name, ErrorLog& log) {
   }
   const std::vector<uint64_t> recv = recv_sizes();
   for (uint32_t i = 0; i < h.nrecv; ++i) {
-    const auto* offsets = reinterpret_cast<const uint64_t*>(base_ + h.recv_offsets_offset);
+    const auto* offsets = reinterpret_cast<const uint64_t*>(base() + h.recv_offsets_offset);
     if (recv[i] > 0 && (offsets[i] == 0 || offsets[i] > size || recv[i] > size - offsets[i])) {
       close();
       return TAKYON_FAIL(log, Status::kProtocol,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// ShmSegment: one endpoint's named shared memory (header, mailbox slots, receive buffers).
+// ShmSegment: one endpoint's named shared memory (header, mailbox slots, receive buffers), over a
+// common::ShmObject.
 // The owner holds an exclusive flock on it for its lifetime, so a live endpoint is told apart
 // from a segment a crashed process left behind; a stale segment is unlinked, never truncated
 // (a surviving peer may still have it mapped).
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "backends/common/mailbox.hpp"
+#include "common/shm_object.hpp"
 #include "error_log.hpp"
 
 namespace takyon::detail {
@@ -65,20 +67,19 @@ class ShmSegment {
   /// true if no live process holds the owner's lock.
   [[nodiscard]] bool owner_gone() const noexcept;
 
-  [[nodiscard]] bool mapped() const noexcept { return base_ != nullptr; }
-  [[nodiscard]] SegmentHeader& header() const noexcept { return *reinterpret_cast<SegmentHeader*>(base_); }
+  [[nodiscard]] bool mapped() const noexcept { return object_.mapped(); }
+  [[nodiscard]] SegmentHeader& header() const noexcept {
+    return *reinterpret_cast<SegmentHeader*>(object_.data());
+  }
   [[nodiscard]] MailboxSlot* slots() const noexcept;
   [[nodiscard]] std::vector<uint64_t> send_sizes() const;
   [[nodiscard]] std::vector<uint64_t> recv_sizes() const;
   [[nodiscard]] std::byte* recv_buffer(uint32_t i) const noexcept;
-  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const std::string& name() const noexcept { return object_.name(); }
 
  private:
-  bool name_matches_fd() const noexcept;
-  std::string name_;
-  int fd_ = -1;
-  std::byte* base_ = nullptr;
-  uint64_t size_ = 0;
+  [[nodiscard]] std::byte* base() const noexcept { return object_.data(); }
+  common::ShmObject object_;
 };
 
 /// "/takyon-<uid>-<provider>-<id>-<A|B>".

@@ -26,7 +26,7 @@ constexpr int kReceiveBufferBytes = 8 << 20;  // asked for; the kernel caps it a
 
 class DatagramEndpoint final : public Backend {
  public:
-  DatagramEndpoint(Fd fd, bool polling, std::string provider, ErrorLog& log)
+  DatagramEndpoint(common::UniqueFd fd, bool polling, std::string provider, ErrorLog& log)
       : fd_(std::move(fd)), polling_(polling), provider_(std::move(provider)), log_(log) {}
 
   Status allocate(const EndpointConfig& config) {
@@ -143,7 +143,7 @@ class DatagramEndpoint final : public Backend {
     return waited == Status::kTimedOut ? Status::kTimedOut : waited;
   }
 
-  Fd fd_;
+  common::UniqueFd fd_;
   bool polling_;
   std::string provider_;
   ErrorLog& log_;
@@ -172,7 +172,7 @@ Status check_direction(const EndpointConfig& config, bool sender, ErrorLog& log)
   return Status::kOk;
 }
 
-Status udp_socket(Fd& out, ErrorLog& log) {
+Status udp_socket(common::UniqueFd& out, ErrorLog& log) {
   out.reset(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!out.valid())
     return TAKYON_FAIL(log, Status::kSystem, "socket(SOCK_DGRAM) failed: %s", errno_text(errno).c_str());
@@ -219,7 +219,7 @@ Status parse_group(const ProviderArgs& provider, in_addr& group, ErrorLog& log) 
   return Status::kOk;
 }
 
-Status make_endpoint(const EndpointConfig& config, Fd fd, ErrorLog& log,
+Status make_endpoint(const EndpointConfig& config, common::UniqueFd fd, ErrorLog& log,
                      std::unique_ptr<DatagramEndpoint>& out) {
   out = std::make_unique<DatagramEndpoint>(std::move(fd), config.is_polling, config.provider->text(), log);
   return out->allocate(config);
@@ -246,7 +246,7 @@ Status SocketBackend::create_unicast_send(const EndpointConfig& config, Deadline
                        "interconnect '%s': -IP=%s is a multicast group; use MulticastSendSocket for groups",
                        provider.text().c_str(), ipv4_text(to.addr).c_str());
   }
-  Fd fd;
+  common::UniqueFd fd;
   if (udp_socket(fd, log) != Status::kOk) return log.status();
   std::unique_ptr<DatagramEndpoint> endpoint;
   if (make_endpoint(config, std::move(fd), log, endpoint) != Status::kOk) return log.status();
@@ -265,7 +265,7 @@ Status SocketBackend::create_unicast_recv(const EndpointConfig& config, Deadline
       parse_port(provider, at.port, log) != Status::kOk) {
     return log.status();
   }
-  Fd fd;
+  common::UniqueFd fd;
   if (udp_socket(fd, log) != Status::kOk ||
       bind_udp(fd.get(), at, provider.has_flag("reuse"), provider.text(), log) != Status::kOk) {
     return log.status();
@@ -301,7 +301,7 @@ Status SocketBackend::create_multicast_send(const EndpointConfig& config, Deadli
                  text.c_str());
     return log.status();
   }
-  Fd fd;
+  common::UniqueFd fd;
   if (udp_socket(fd, log) != Status::kOk ||
       bind_udp(fd.get(), Ipv4Endpoint{local, 0}, false, text, log) != Status::kOk) {
     return log.status();
@@ -346,7 +346,7 @@ Status SocketBackend::create_multicast_recv(const EndpointConfig& config, Deadli
         "interconnect '%s': -IP=%s is not an address of this host (the interface to join the group on)",
         text.c_str(), ipv4_text(local).c_str());
   }
-  Fd fd;
+  common::UniqueFd fd;
   // Bound to the group address: only this group's datagrams, not unicast to the same port.
   if (udp_socket(fd, log) != Status::kOk ||
       bind_udp(fd.get(), group, provider.has_flag("reuse"), text, log) != Status::kOk) {

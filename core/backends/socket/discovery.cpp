@@ -115,7 +115,7 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
                      uint16_t& port, ErrorLog& log) {
   in_addr local{};
   if (local_address_for(server, local, log) != Status::kOk) return log.status();
-  Fd fd(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  common::UniqueFd fd(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) {
     return TAKYON_FAIL(log, Status::kSystem, "socket(SOCK_DGRAM) for port discovery failed: %s",
                        errno_text(errno).c_str());

@@ -32,7 +32,7 @@ class DiscoveryResponder {
   void answer();
 
  private:
-  Fd fd_;
+  common::UniqueFd fd_;
   in_addr server_{};
   uint32_t id_ = 0;
   uint16_t tcp_port_ = 0;

@@ -20,11 +20,6 @@
 
 namespace takyon::detail {
 
-void Fd::reset(int fd) noexcept {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 sockaddr_in Ipv4Endpoint::sockaddr() const noexcept {
   sockaddr_in out{};
   out.sin_family = AF_INET;
@@ -96,7 +91,7 @@ Status wait_fd(int fd, short events, Deadline deadline, int64_t max_wait_ns, sho
 }
 
 Status local_address_for(in_addr peer, in_addr& out, ErrorLog& log) {
-  Fd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  common::UniqueFd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!probe.valid()) {
     return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET, SOCK_DGRAM) failed: %s",
                        errno_text(errno).c_str());
@@ -151,7 +146,7 @@ Status interface_mtu(in_addr local, int& mtu, ErrorLog& log) {
     return TAKYON_FAIL(log, Status::kInvalidArgument, "%s is not an address of this host's interfaces",
                        ipv4_text(local).c_str());
   }
-  Fd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  common::UniqueFd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   ifreq request{};
   std::snprintf(request.ifr_name, sizeof(request.ifr_name), "%s", name.c_str());
   if (!probe.valid() || ioctl(probe.get(), SIOCGIFMTU, &request) != 0) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What the socket providers share: an owned descriptor, IPv4 address parsing, waits bounded by a
+// What the socket providers share: IPv4 address parsing, waits bounded by a
 // Deadline, and the questions asked of the host's interfaces (which local address routes to a
 // peer, what MTU an interface has).
 #pragma once
@@ -10,37 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "common/unique_fd.hpp"
 #include "deadline.hpp"
 #include "error_log.hpp"
 
 namespace takyon::detail {
-
-/// Owns one file descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) noexcept : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(Fd&& other) noexcept : fd_(other.release()) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) reset(other.release());
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  [[nodiscard]] bool valid() const noexcept { return fd_ >= 0; }
-  int release() noexcept {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  void reset(int fd = -1) noexcept;
-
- private:
-  int fd_ = -1;
-};
 
 /// An IPv4 address and port.
 struct Ipv4Endpoint {

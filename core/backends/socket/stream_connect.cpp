@@ -28,7 +28,7 @@ void sleep_until_retry(int64_t& backoff_ns, Deadline deadline) {
   backoff_ns = std::min<int64_t>(backoff_ns * 2, 5'000'000);
 }
 
-Status finish(Fd fd, bool tcp, std::string peer, StreamConnection& out) {
+Status finish(common::UniqueFd fd, bool tcp, std::string peer, StreamConnection& out) {
   out.fd = std::move(fd);
   out.tcp = tcp;
   out.peer = std::move(peer);
@@ -51,7 +51,7 @@ Status make_endpoint(StreamConnection connection, const EndpointConfig& config, 
 // ----- InterProcessSocket ----------------------------------------------------------------------
 
 Status accept_unix(int listener, const std::string& name, const EndpointConfig& config, Deadline deadline,
-                   ErrorLog& log, Fd& out) {
+                   ErrorLog& log, common::UniqueFd& out) {
   for (;;) {
     short revents = 0;
     const Status waited = wait_fd(listener, POLLIN, deadline, -1, revents, log);
@@ -62,7 +62,7 @@ Status accept_unix(int listener, const std::string& name, const EndpointConfig& 
           config.provider->text().c_str(), name.c_str());
     }
     if (waited != Status::kOk) return waited;
-    Fd fd(accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    common::UniqueFd fd(accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd.valid()) {
       if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) continue;
       return TAKYON_FAIL(log, Status::kSystem, "accept on @%s failed: %s", name.c_str(),
@@ -98,7 +98,7 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
   const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
 
   if (config.is_endpoint_a) {
-    Fd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    common::UniqueFd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!listener.valid()) {
       return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
     }
@@ -116,7 +116,7 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
       return TAKYON_FAIL(log, Status::kSystem, "listen on @%s failed: %s", name.c_str(),
                          errno_text(errno).c_str());
     }
-    Fd fd;
+    common::UniqueFd fd;
     if (accept_unix(listener.get(), name, config, deadline, log, fd) != Status::kOk) return log.status();
     listener.reset();  // the name is free again at once: the ID can be reused
     return finish(std::move(fd), false, "endpoint B (@" + name + ")", out);
@@ -124,7 +124,7 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
 
   int64_t backoff_ns = 20'000;
   for (;;) {
-    Fd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    common::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid())
       return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
     if (connect(fd.get(), sa, addr_len) == 0) {
@@ -202,7 +202,7 @@ Status parse_tcp_args(const ProviderArgs& provider, TcpArgs& out, ErrorLog& log)
 Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline deadline, ErrorLog& log,
                   StreamConnection& out) {
   const std::string& text = config.provider->text();
-  Fd listener(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  common::UniqueFd listener(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!listener.valid())
     return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
   if (args.reuse &&
@@ -253,8 +253,8 @@ Status tcp_server(const TcpArgs& args, const EndpointConfig& config, Deadline de
     if ((fds[0].revents & POLLIN) != 0) {
       sockaddr_in from{};
       socklen_t from_len = sizeof(from);
-      Fd fd(accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &from_len,
-                    SOCK_NONBLOCK | SOCK_CLOEXEC));
+      common::UniqueFd fd(accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &from_len,
+                                  SOCK_NONBLOCK | SOCK_CLOEXEC));
       if (fd.valid()) {
         if (set_option(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", log) != Status::kOk)
           return log.status();
@@ -291,7 +291,7 @@ Status tcp_client(const TcpArgs& args, const EndpointConfig& config, Deadline de
       }
       if (found != Status::kOk) return found;
     }
-    Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    common::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid())
       return TAKYON_FAIL(log, Status::kSystem, "socket(AF_INET) failed: %s", errno_text(errno).c_str());
     const sockaddr_in to = server.sockaddr();

@@ -14,7 +14,7 @@ namespace takyon::detail {
 
 /// A connected, non-blocking stream socket and who is at the other end.
 struct StreamConnection {
-  Fd fd;
+  common::UniqueFd fd;
   bool tcp = true;   ///< TCP (link checks apply) or a Unix socket.
   std::string peer;  ///< "server 10.0.0.1:4000", "endpoint A (@takyon-...)": for messages.
 };

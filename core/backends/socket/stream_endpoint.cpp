@@ -91,7 +91,7 @@ class CallGuard {
 
 }  // namespace
 
-StreamEndpoint::StreamEndpoint(Fd fd, Options options, ErrorLog& log)
+StreamEndpoint::StreamEndpoint(common::UniqueFd fd, Options options, ErrorLog& log)
     : fd_(std::move(fd)), options_(std::move(options)), log_(log) {}
 
 StreamEndpoint::~StreamEndpoint() = default;

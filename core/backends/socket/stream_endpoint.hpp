@@ -44,7 +44,7 @@ class StreamEndpoint final : public Backend {
     std::string peer;      ///< Who is at the other end ("127.0.0.1:4000", "@takyon-..."), for messages.
   };
 
-  StreamEndpoint(Fd fd, Options options, ErrorLog& log);
+  StreamEndpoint(common::UniqueFd fd, Options options, ErrorLog& log);
   ~StreamEndpoint() override;
   StreamEndpoint(const StreamEndpoint&) = delete;
   StreamEndpoint& operator=(const StreamEndpoint&) = delete;
@@ -89,7 +89,7 @@ class StreamEndpoint final : public Backend {
 
   Status disconnected_error(const char* context);
 
-  Fd fd_;
+  common::UniqueFd fd_;
   Options options_;
   ErrorLog& log_;
   std::atomic<bool> in_call_{false};

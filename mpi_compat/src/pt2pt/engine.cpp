@@ -3,19 +3,13 @@
 // liveness (see engine.hpp). The protocols are eager.cpp, rendezvous.cpp and single_copy.cpp.
 #include "pt2pt/engine_internal.hpp"
 
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "common/knobs.hpp"
@@ -37,19 +31,6 @@ bool has_core_each(int ranks) {
   int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   return ranks <= allowed || (allowed < ranks && online > 0 && ranks <= online);
-}
-
-/// A process that has exited but not been reaped yet still answers kill(pid, 0).
-bool is_zombie(int pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  std::FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return false;
-  char buf[256] = {};
-  std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  const char* close_paren = std::strrchr(buf, ')');  // "pid (comm) S ..."
-  return n > 0 && close_paren != nullptr && (close_paren[2] == 'Z' || close_paren[2] == 'X');
 }
 
 }  // namespace
@@ -114,11 +95,9 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     remote_.push_back(r);
     Peer& p = peers_[std::size_t(r)];
     p.live.pid = pids[std::size_t(r)];
-#ifdef SYS_pidfd_open
-    // Opened now, while the peer is known alive (it joined the job): the fd keeps naming that process
-    // after its pid is reused. A rank that died already gives ESRCH: the pid checks find it gone.
-    if (p.live.pid > 0) p.live.pidfd = int(syscall(SYS_pidfd_open, p.live.pid, 0));
-#endif
+    // Watched from now, while the peer is known alive (it joined the job), so a reused pid never
+    // passes for it; 0 is a peer on another host, which only its path can tell about.
+    if (p.live.pid > 0) p.live.watch = common::ProcessWatch(p.live.pid);
     void* theirs = inboxes[std::size_t(r)];
     if (theirs == nullptr) continue;  // a path channel (attach_path)
     p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells,
@@ -142,7 +121,6 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
 
 Engine::~Engine() {
   for (const Peer& p : peers_) {
-    if (p.live.pidfd >= 0) close(p.live.pidfd);
     if (p.copy.heap != nullptr) munmap(p.copy.heap, p.copy.heap_bytes);
   }
 }
@@ -415,11 +393,7 @@ bool Engine::progress_path(Peer& p, int source) {
 }
 
 bool Engine::exited(const Peer& p) {
-  if (p.live.pidfd >= 0) {
-    pollfd fd{p.live.pidfd, POLLIN, 0};
-    return poll(&fd, 1, 0) > 0;  // readable (POLLIN) once the process exited
-  }
-  return (kill(p.live.pid, 0) != 0 && errno == ESRCH) || is_zombie(p.live.pid);
+  return p.live.watch.exited();
 }
 
 bool Engine::peer_gone(int world_rank) const noexcept {

@@ -41,6 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/process_watch.hpp"
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/channel.hpp"
 #include "pt2pt/matching.hpp"
@@ -216,9 +217,9 @@ class Engine {
     struct Liveness {
       const shm::InboxHeader* header = nullptr;  ///< the peer's inbox (its finalized flag); nullptr: a path
       int pid = 0;
-      /// pidfd_open(pid): pid-reuse-proof liveness (readable once the process exited); -1 where the
-      /// kernel has none (before 5.3) or the peer is on another host: then kill(pid, 0) and /proc.
-      int pidfd = -1;
+      /// Whether the process exited (pidfd, else kill(pid, 0) and /proc); watches nothing for a peer
+      /// on another host (pid 0).
+      common::ProcessWatch watch;
     } live;
   };
 

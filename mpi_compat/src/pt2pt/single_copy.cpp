@@ -26,11 +26,11 @@ using namespace engine_detail;
 
 void Engine::map_peer_heap(Peer& p) {
   p.copy.heap_tried = true;
-  if (p.live.header == nullptr || p.live.header->heap_bytes == 0 || p.live.pidfd < 0) return;
+  if (p.live.header == nullptr || p.live.header->heap_bytes == 0 || p.live.watch.pidfd() < 0) return;
     // Through the pidfd only (the kernel's ptrace check, as for CMA): /proc/<pid>/fd could name another
     // process's file once the pid is reused.
 #ifdef SYS_pidfd_getfd
-  const int fd = int(syscall(SYS_pidfd_getfd, p.live.pidfd, p.live.header->heap_fd, 0));
+  const int fd = int(syscall(SYS_pidfd_getfd, p.live.watch.pidfd(), p.live.header->heap_fd, 0));
 #else
   const int fd = -1;  // headers older than Linux 5.6: CMA only
 #endif
@@ -78,7 +78,8 @@ bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t fro
   }
   // A sender that exited meanwhile may have had its pid reused: what was read may be another
   // process's memory. One poll per large message (not after the split's first-page probe).
-  if (r->rndv_total >= tuning().cma_split_min && to > kCmaProbeBytes && p.live.pidfd >= 0 && exited(p)) {
+  if (r->rndv_total >= tuning().cma_split_min && to > kCmaProbeBytes && p.live.watch.pidfd() >= 0 &&
+      exited(p)) {
     p.copy.cma = false;
     return false;
   }
@@ -94,7 +95,7 @@ bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, st
   if (!cma_write_) return false;
   // A receiver that exited may have had its pid reused: never write into whatever process has it now
   // (refused: the kSplitDone says so; a dead receiver reads nothing anyway).
-  if (p.live.pidfd >= 0 && exited(p)) return false;
+  if (p.live.watch.pidfd() >= 0 && exited(p)) return false;
   if (char* dst = heap_view(p, addr + split, bytes - split)) {
     shm::copy_bulk(dst, static_cast<const char*>(r->buf) + split, bytes - split);
     heap_copied_bytes_ += bytes - split;

@@ -2,93 +2,58 @@
 // Shared-memory segments for the inboxes (see segment.hpp).
 #include "shm/segment.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
-#include <cstring>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
 namespace takyon::mpi::shm {
 namespace {
 
-[[noreturn]] void fail(const std::string& name, const char* call, int err) {
-  throw std::runtime_error("shared-memory segment /dev/shm" + name + ": " + call + ": " + std::strerror(err));
+[[noreturn]] void fail(const std::string& name, const common::SysError& error) {
+  throw std::runtime_error("shared-memory segment /dev/shm" + name + ": " + error.text());
 }
 
 }  // namespace
 
 Segment& Segment::operator=(Segment&& other) noexcept {
   if (this != &other) {
-    release();
-    name_ = std::move(other.name_);
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
+    unlink();
+    object_ = std::move(other.object_);
     owner_linked_ = std::exchange(other.owner_linked_, false);
   }
   return *this;
 }
 
-Segment::~Segment() {
-  release();
-}
-
-void Segment::release() noexcept {
-  unlink();
-  if (data_ != nullptr) munmap(data_, size_);
-  data_ = nullptr;
-  size_ = 0;
-}
-
 Segment Segment::create(const std::string& name, std::size_t bytes) {
-  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0 && errno == EEXIST) {  // a leftover of a crashed job with the same id: ours to replace
-    shm_unlink(name.c_str());
-    fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-  }
-  if (fd < 0) fail(name, "shm_open", errno);
   Segment seg;
-  seg.name_ = name;
-  seg.owner_linked_ = true;
-  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    int err = errno;
-    close(fd);
-    fail(name, "ftruncate", err);
+  common::SysError error;
+  if (!seg.object_.create(name, error) && error.err == EEXIST) {
+    // A leftover of a crashed job with the same id: ours to replace.
+    seg.object_.unlink();
+    seg.object_.create(name, error);
   }
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int err = errno;
-  close(fd);
-  if (p == MAP_FAILED) fail(name, "mmap", err);
-  seg.data_ = p;
-  seg.size_ = bytes;
+  if (seg.object_.fd() < 0) fail(name, error);
+  seg.owner_linked_ = true;
+  if (!seg.object_.resize(bytes, error) || !seg.object_.map(bytes, error)) fail(name, error);
+  seg.object_.close_fd();
   return seg;
 }
 
 Segment Segment::open(const std::string& name) {
-  int fd = shm_open(name.c_str(), O_RDWR, 0600);
-  if (fd < 0) fail(name, "shm_open", errno);
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    fail(name, "fstat", err);
-  }
-  void* p = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int err = errno;
-  close(fd);
-  if (p == MAP_FAILED) fail(name, "mmap", err);
   Segment seg;
-  seg.name_ = name;
-  seg.data_ = p;
-  seg.size_ = static_cast<std::size_t>(st.st_size);
+  common::SysError error;
+  std::uint64_t bytes = 0;
+  if (!seg.object_.open(name, error) || !seg.object_.current_size(bytes, error) ||
+      !seg.object_.map(bytes, error)) {
+    fail(name, error);
+  }
+  seg.object_.close_fd();
   return seg;
 }
 
-void Segment::unlink() {
-  if (owner_linked_) shm_unlink(name_.c_str());
+void Segment::unlink() noexcept {
+  if (owner_linked_) object_.unlink();
   owner_linked_ = false;
 }
 

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
-// A shared-memory segment in /dev/shm (0600): created and owned by one rank, mapped by its peers,
-// unlinked as soon as every peer has mapped it so a crash leaves no file behind.
+// A shared-memory segment in /dev/shm (0600) for the inboxes: created and owned by one rank, mapped
+// by its peers, unlinked as soon as every peer has mapped it so a crash leaves no file behind. A thin
+// owner of a common::ShmObject (common/shm_object.hpp) that throws.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <utility>
+
+#include "common/shm_object.hpp"
 
 namespace takyon::mpi::shm {
 
@@ -13,9 +17,10 @@ class Segment {
   Segment() = default;
   Segment(const Segment&) = delete;
   Segment& operator=(const Segment&) = delete;
-  Segment(Segment&& other) noexcept { *this = std::move(other); }
+  Segment(Segment&& other) noexcept
+      : object_(std::move(other.object_)), owner_linked_(std::exchange(other.owner_linked_, false)) {}
   Segment& operator=(Segment&& other) noexcept;
-  ~Segment();
+  ~Segment() { unlink(); }
 
   /// Creates `name` (a POSIX shm name, "/takyon-mpi-...") of `bytes`, zero-filled, and maps it.
   /// Throws std::runtime_error naming the segment and the failing call.
@@ -24,20 +29,14 @@ class Segment {
   static Segment open(const std::string& name);
 
   /// Removes the name (the mappings stay valid). Idempotent.
-  void unlink();
+  void unlink() noexcept;
 
-  [[nodiscard]] void* data() const { return data_; }
-  [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] void* data() const { return object_.data(); }
+  [[nodiscard]] std::size_t size() const { return std::size_t(object_.size()); }
+  [[nodiscard]] const std::string& name() const { return object_.name(); }
 
  private:
-  /// Unlinks (if still linked) and unmaps; leaves an empty segment. The destructor and the move
-  /// assignment (which must not destroy the string it is about to assign to) share it.
-  void release() noexcept;
-
-  std::string name_;
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
+  common::ShmObject object_;
   bool owner_linked_ = false;
 };
 

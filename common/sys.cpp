@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The system-call seam's defaults and the futex wrappers.
-#include "sys/sys.hpp"
+#include "common/sys.hpp"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <climits>
 
-namespace takyon::detail::sys {
+namespace takyon::sys {
 namespace {
 
 int real_pidfd_open(pid_t pid) {
@@ -58,4 +58,4 @@ void futex_wake(const uint32_t* word, int count, bool shared) noexcept {
   syscall(SYS_futex, word, op, count, nullptr, nullptr, 0);
 }
 
-}  // namespace takyon::detail::sys
+}  // namespace takyon::sys

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace takyon::detail::sys {
+namespace takyon::sys {
 
 /// Function table; tests replace entries (see tests/unit) to inject failures. Not thread safe to
 /// change while paths are being created.
@@ -32,4 +32,4 @@ int futex_wait(const uint32_t* word, uint32_t expected, int64_t timeout_ns, bool
 /// Wakes up to `count` waiters sleeping on word.
 void futex_wake(const uint32_t* word, int count, bool shared) noexcept;
 
-}  // namespace takyon::detail::sys
+}  // namespace takyon::sys

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// ShmObject (see shm_object.hpp).
+#include "common/shm_object.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "common/sys.hpp"
+
+namespace takyon::common {
+
+std::string SysError::text() const {
+  return std::string(call) + ": " + std::strerror(err);
+}
+
+ShmObject::ShmObject(ShmObject&& other) noexcept
+    : name_(std::move(other.name_)),
+      fd_(std::move(other.fd_)),
+      data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)) {}
+
+ShmObject& ShmObject::operator=(ShmObject&& other) noexcept {
+  if (this != &other) {
+    close();
+    name_ = std::move(other.name_);
+    fd_ = std::move(other.fd_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+bool ShmObject::create(const std::string& name, SysError& error) {
+  close();
+  name_ = name;
+  fd_.reset(sys::ops().shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (fd_.valid()) return true;
+  error = {"shm_open", errno};
+  return false;
+}
+
+bool ShmObject::open(const std::string& name, SysError& error) {
+  close();
+  name_ = name;
+  fd_.reset(sys::ops().shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600));
+  if (fd_.valid()) return true;
+  error = {"shm_open", errno};
+  return false;
+}
+
+bool ShmObject::current_size(std::uint64_t& bytes, SysError& error) const {
+  struct stat st {};
+  if (fstat(fd_.get(), &st) != 0) {
+    error = {"fstat", errno};
+    return false;
+  }
+  bytes = static_cast<std::uint64_t>(st.st_size);
+  return true;
+}
+
+bool ShmObject::resize(std::uint64_t bytes, SysError& error) {
+  if (sys::ops().ftruncate(fd_.get(), static_cast<off_t>(bytes)) == 0) return true;
+  error = {"ftruncate", errno};
+  return false;
+}
+
+bool ShmObject::map(std::uint64_t bytes, SysError& error) {
+  void* addr = sys::ops().mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+  if (addr == MAP_FAILED) {
+    error = {"mmap", errno};
+    return false;
+  }
+  data_ = static_cast<std::byte*>(addr);
+  size_ = bytes;
+  return true;
+}
+
+bool ShmObject::name_is_ours() const noexcept {
+  struct stat by_fd {};
+  struct stat by_name {};
+  const std::string path = "/dev/shm" + name_;
+  return fd_.valid() && fstat(fd_.get(), &by_fd) == 0 && stat(path.c_str(), &by_name) == 0 &&
+         by_fd.st_ino == by_name.st_ino && by_fd.st_dev == by_name.st_dev;
+}
+
+void ShmObject::unlink_if_ours() noexcept {
+  if (name_is_ours()) sys::ops().shm_unlink(name_.c_str());
+}
+
+void ShmObject::unlink() noexcept {
+  if (!name_.empty()) sys::ops().shm_unlink(name_.c_str());
+}
+
+void ShmObject::close() noexcept {
+  if (data_ != nullptr) sys::ops().munmap(data_, size_);
+  data_ = nullptr;
+  size_ = 0;
+  fd_.reset();
+}
+
+}  // namespace takyon::common
