@@ -16,7 +16,7 @@ import sys
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
 SCANNED = ["common", "core", "ucx_backend", "mpi_compat"]
 INCLUDE_DIRS = ["", "core/src", "core/base", "core", "core/include", "mpi_compat/src", "mpi_compat/include",
-                "mpi_compat/bootstrap", "ucx_backend"]
+                "mpi_compat/bootstrap"]
 FLAT = ["mpi_compat/src"]  # folders whose top-level files are modules of their own
 
 

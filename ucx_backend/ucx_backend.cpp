@@ -9,7 +9,7 @@
 
 #include "takyon/takyon.h"
 
-#include "backends/socket/stream_connect.hpp"
+#include "backends/net/stream_connect.hpp"
 #include "ucx_context.hpp"
 #include "ucx_endpoint.hpp"
 

@@ -392,11 +392,35 @@ Status UcxEndpoint::read_greeting_length(const std::vector<std::byte>& fixed, ui
   return Status::kOk;
 }
 
-Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
-  const std::string& text = options_.provider;
-  const auto nsend = static_cast<uint32_t>(config.send.size());
-  const auto nrecv = static_cast<uint32_t>(config.recv.size());
+/// What the peer's greeting said; the pointers point into `bytes`, the greeting as received.
+struct UcxEndpoint::PeerGreeting {
+  std::vector<std::byte> bytes;
+  GreetingHead head{};
+  char side = 0;  ///< the side the peer must be ('A' or 'B')
+  std::vector<uint64_t> send, recv, recv_addr;
+  const std::byte* address = nullptr;  ///< its worker address (head.worker_address_bytes bytes)
+  /// The packed remote keys of its control area ([0]) and of each receive buffer (length 0: none).
+  std::vector<std::pair<const std::byte*, uint32_t>> keys;
+  std::byte my_address_head{};  ///< the first byte of this side's own worker address
+};
 
+// Create, after the stream is up: greetings, verdicts, the UCX endpoint, keys, wireup, protocol.
+Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
+  PeerGreeting peer;
+  if (const Status s = greet(config, deadline, peer); s != Status::kOk) return s;
+  if (const Status s = agree(config, peer, deadline); s != Status::kOk) return s;
+  if (const Status s = create_ucx_endpoint(config, peer, deadline); s != Status::kOk) return s;
+  std::string map_problem;
+  const bool can_map = unpack_keys(peer, map_problem);
+  // Finish UCX's wireup before any verdict below can fail the path: tearing down an endpoint
+  // whose wireup is still pending aborts inside UCX 1.13 (error handling mode NONE).
+  if (confirm_connection(deadline, can_map) != Status::kOk) return log_.status();
+  return choose_protocol(config, peer, can_map, map_problem);
+}
+
+// Sends this side's greeting (layout, receive addresses, worker address, packed keys) and reads
+// and checks the peer's: everything in it comes from a stranger until checked.
+Status UcxEndpoint::greet(const EndpointConfig& config, Deadline deadline, PeerGreeting& peer) {
   ucp_worker_attr_t wattr{};
   wattr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS;
   ucs_status_t ustatus = ucp_worker_query(worker_, &wattr);
@@ -410,7 +434,7 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   const auto* waddr = static_cast<const std::byte*>(static_cast<const void*>(wattr.address));
   body.insert(body.end(), waddr, waddr + wattr.address_length);
   const auto worker_address_bytes = static_cast<uint32_t>(wattr.address_length);
-  const std::byte my_address_head = waddr[0];
+  peer.my_address_head = waddr[0];
   ucp_worker_release_address(worker_, wattr.address);
   std::vector<const Region*> keyed{&control_};
   for (const Region& r : recv_regions_) keyed.push_back(&r);
@@ -435,8 +459,8 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   head.side = static_cast<unsigned char>(config.side());
   head.polling = config.is_polling ? 1 : 0;
   head.protocol = static_cast<uint32_t>(options_.protocol);
-  head.nsend = nsend;
-  head.nrecv = nrecv;
+  head.nsend = static_cast<uint32_t>(config.send.size());
+  head.nrecv = static_cast<uint32_t>(config.recv.size());
   head.worker_address_bytes = worker_address_bytes;
   head.control_addr = reinterpret_cast<uint64_t>(control_.addr);
   head.body_bytes = body.size();
@@ -444,73 +468,77 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   put(mine, head);
   mine.insert(mine.end(), body.begin(), body.end());
 
-  std::vector<std::byte> theirs;
-  if (exchange(mine, theirs, sizeof(GreetingHead), deadline, "greeting") != Status::kOk) return log_.status();
+  if (exchange(mine, peer.bytes, sizeof(GreetingHead), deadline, "greeting") != Status::kOk)
+    return log_.status();
 
-  // Everything below reads what a stranger may have sent: check before use.
-  GreetingHead peer{};
-  std::memcpy(&peer, theirs.data(), sizeof(peer));
-  const char expected_side = config.is_endpoint_a ? 'B' : 'A';
-  if (peer.side != static_cast<uint32_t>(expected_side)) {
+  std::memcpy(&peer.head, peer.bytes.data(), sizeof(peer.head));
+  const GreetingHead& h = peer.head;
+  peer.side = config.is_endpoint_a ? 'B' : 'A';
+  if (h.side != static_cast<uint32_t>(peer.side)) {
     return TAKYON_FAIL(log_, Status::kProtocol,
                        "%s says it is endpoint %c too; '%s' needs one endpoint A and one B",
-                       stream_.peer.c_str(), config.side(), text.c_str());
+                       stream_.peer.c_str(), config.side(), options_.provider.c_str());
   }
-  if (peer.nsend > kMaxBuffers || peer.nrecv > kMaxBuffers || peer.worker_address_bytes == 0 ||
-      peer.worker_address_bytes > kMaxWorkerAddress || peer.protocol > 2) {
+  if (h.nsend > kMaxBuffers || h.nrecv > kMaxBuffers || h.worker_address_bytes == 0 ||
+      h.worker_address_bytes > kMaxWorkerAddress || h.protocol > 2) {
     return TAKYON_FAIL(log_, Status::kProtocol,
                        "%s sent a malformed greeting (nsend %u, nrecv %u, address %u bytes)",
-                       stream_.peer.c_str(), peer.nsend, peer.nrecv, peer.worker_address_bytes);
+                       stream_.peer.c_str(), h.nsend, h.nrecv, h.worker_address_bytes);
   }
-  Reader reader(theirs.data() + sizeof(GreetingHead), theirs.size() - sizeof(GreetingHead));
-  std::vector<uint64_t> peer_send(peer.nsend), peer_recv(peer.nrecv), peer_recv_addr(peer.nrecv);
+  Reader reader(peer.bytes.data() + sizeof(GreetingHead), peer.bytes.size() - sizeof(GreetingHead));
+  peer.send.resize(h.nsend);
+  peer.recv.resize(h.nrecv);
+  peer.recv_addr.resize(h.nrecv);
   bool ok = true;
-  for (auto& v : peer_send) ok = ok && reader.get(v);
-  for (auto& v : peer_recv) ok = ok && reader.get(v);
-  for (auto& v : peer_recv_addr) ok = ok && reader.get(v);
-  const std::byte* peer_address = nullptr;
-  ok = ok && reader.bytes(peer.worker_address_bytes, peer_address);
-  std::vector<std::pair<const std::byte*, uint32_t>> peer_keys(peer.nrecv + 1);
-  for (auto& [data, bytes] : peer_keys) ok = ok && reader.get(bytes) && reader.bytes(bytes, data);
+  for (auto& v : peer.send) ok = ok && reader.get(v);
+  for (auto& v : peer.recv) ok = ok && reader.get(v);
+  for (auto& v : peer.recv_addr) ok = ok && reader.get(v);
+  ok = ok && reader.bytes(h.worker_address_bytes, peer.address);
+  peer.keys.resize(h.nrecv + 1);
+  for (auto& [data, bytes] : peer.keys) ok = ok && reader.get(bytes) && reader.bytes(bytes, data);
   if (!ok || !reader.done()) {
     return TAKYON_FAIL(log_, Status::kProtocol, "%s sent a greeting whose body does not match its header",
                        stream_.peer.c_str());
   }
+  return Status::kOk;
+}
 
-  // The verdict: the layouts pair up, and whether this side can map the peer's buffers.
+// The verdicts: each side says whether the layouts pair up, the protocol wishes agree and the
+// peer's worker address is one its UCX can read; both go on only if both said OK.
+Status UcxEndpoint::agree(const EndpointConfig& config, const PeerGreeting& peer, Deadline deadline) {
   std::vector<uint64_t> my_send, my_recv;
   for (const BufferSpec& b : config.send) my_send.push_back(b.bytes);
   for (const BufferSpec& b : config.recv) my_recv.push_back(b.bytes);
   ErrorLog layout_log;
   Verdict verdict{};
   std::strcpy(verdict.word, "OK");
-  if (check_layout({config.side(), my_send, my_recv}, {expected_side, peer_send, peer_recv}, false, text,
-                   layout_log) != Status::kOk) {
+  if (check_layout({config.side(), my_send, my_recv}, {peer.side, peer.send, peer.recv}, false,
+                   options_.provider, layout_log) != Status::kOk) {
     std::strcpy(verdict.word, "REFUSE");
     std::snprintf(verdict.reason, sizeof(verdict.reason), "%s", layout_log.cause().c_str());
   }
 
   // Both sides must agree on the protocol wishes before anything else.
   const auto wish = options_.protocol;
-  const auto peer_wish = static_cast<Protocol>(peer.protocol);
+  const auto peer_wish = static_cast<Protocol>(peer.head.protocol);
   if (std::strcmp(verdict.word, "OK") == 0 && wish != Protocol::kAuto && peer_wish != Protocol::kAuto &&
       wish != peer_wish) {
     std::strcpy(verdict.word, "REFUSE");
     std::snprintf(verdict.reason, sizeof(verdict.reason),
                   "endpoint %c asked for -protocol=%s and endpoint %c for -protocol=%s", config.side(),
-                  wish == Protocol::kMap ? "map" : "am", expected_side,
+                  wish == Protocol::kMap ? "map" : "am", peer.side,
                   peer_wish == Protocol::kMap ? "map" : "am");
   }
   // UCX trusts worker addresses completely (a malformed one aborts the process), so take only
   // one that starts like ours: the same UCX build writes the same address header.
-  if (std::strcmp(verdict.word, "OK") == 0 && peer_address[0] != my_address_head) {
+  if (std::strcmp(verdict.word, "OK") == 0 && peer.address[0] != peer.my_address_head) {
     std::strcpy(verdict.word, "REFUSE");
     std::snprintf(
         verdict.reason, sizeof(verdict.reason),
         "endpoint %c sent a UCX worker address that endpoint %c's UCX cannot read (header byte 0x%02x, "
         "expected 0x%02x: a different UCX version, or not a Takyon endpoint)",
-        expected_side, config.side(), static_cast<unsigned>(peer_address[0]),
-        static_cast<unsigned>(my_address_head));
+        peer.side, config.side(), static_cast<unsigned>(peer.address[0]),
+        static_cast<unsigned>(peer.my_address_head));
   }
   std::vector<std::byte> my_verdict;
   put(my_verdict, verdict);
@@ -526,7 +554,12 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
     return TAKYON_FAIL(log_, Status::kProtocol, "%s refused the connection: %s", stream_.peer.c_str(),
                        their.reason);
   }
+  return Status::kOk;
+}
 
+// The UCX endpoint to the peer's worker, and this side's hello over it.
+Status UcxEndpoint::create_ucx_endpoint(const EndpointConfig& config, const PeerGreeting& peer,
+                                        Deadline deadline) {
   // Endpoint B creates its UCX endpoint only once A's hello has come in over A's: two workers
   // connecting to each other at the same moment over tcp can leave UCX 1.13's wireup stuck
   // (seen once in a few hundred event-driven creates), one after the other never does.
@@ -537,11 +570,11 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
   }
   ucp_ep_params_t ep_params{};
   ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  ep_params.address = reinterpret_cast<const ucp_address_t*>(peer_address);
+  ep_params.address = reinterpret_cast<const ucp_address_t*>(peer.address);
   // Error handling mode NONE keeps UCX's shared-memory transports (PEER disables them on UCX
   // 1.13); a dead peer or link is detected on the stream instead (see the header).
   ep_params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-  ustatus = ucp_ep_create(worker_, &ep_params, &ep_);
+  const ucs_status_t ustatus = ucp_ep_create(worker_, &ep_params, &ep_);
   if (ustatus != UCS_OK) {
     ep_ = nullptr;
     return TAKYON_FAIL(log_, Status::kUnsupported,
@@ -551,22 +584,27 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
                        ucs_text(ustatus).c_str());
   }
   if (send_hello() != Status::kOk) return log_.status();
-  // Which of the peer's areas this process can map (a local question: no wireup needed).
+  return Status::kOk;
+}
+
+// Unpacks the peer's remote keys (rkeys_) and maps what can be mapped (peer_recv_, [0] the control
+// area): a local question, no wireup needed. Returns whether every area maps; `problem` says why not
+// when a key did not even unpack.
+bool UcxEndpoint::unpack_keys(const PeerGreeting& peer, std::string& problem) {
   bool can_map = true;
-  std::string map_problem;
-  for (size_t i = 0; i < peer_keys.size(); ++i) {
-    const auto& [data, bytes] = peer_keys[i];
+  for (size_t i = 0; i < peer.keys.size(); ++i) {
+    const auto& [data, bytes] = peer.keys[i];
     ucp_rkey_h rkey = nullptr;
     if (bytes != 0) {
-      ustatus = ucp_ep_rkey_unpack(ep_, data, &rkey);
+      const ucs_status_t ustatus = ucp_ep_rkey_unpack(ep_, data, &rkey);
       if (ustatus != UCS_OK) {
         rkey = nullptr;
         can_map = false;
-        map_problem = "a remote key did not unpack: " + ucs_text(ustatus);
+        problem = "a remote key did not unpack: " + ucs_text(ustatus);
       }
     }
     rkeys_.push_back(rkey);
-    const uint64_t raddr = i == 0 ? peer.control_addr : peer_recv_addr[i - 1];
+    const uint64_t raddr = i == 0 ? peer.head.control_addr : peer.recv_addr[i - 1];
     void* local = nullptr;
     if (i != 0 && bytes == 0) {
       peer_recv_.push_back(nullptr);  // a zero-byte buffer: nothing to map
@@ -575,23 +613,26 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
     can_map = can_map && rkey != nullptr && ucp_rkey_ptr(rkey, raddr, &local) == UCS_OK;
     peer_recv_.push_back(static_cast<std::byte*>(local));  // [0]: the control area
   }
+  return can_map;
+}
 
-  // Finish UCX's wireup before any verdict below can fail the path: tearing down an endpoint
-  // whose wireup is still pending aborts inside UCX 1.13 (error handling mode NONE).
-  if (confirm_connection(deadline, can_map) != Status::kOk) return log_.status();
-  const bool peer_can_map = peer_can_map_;
-
+// map when both sides can map the other's buffers and neither asked for am; -protocol=map that
+// cannot be honoured fails the path.
+Status UcxEndpoint::choose_protocol(const EndpointConfig& config, const PeerGreeting& peer, bool can_map,
+                                    const std::string& map_problem) {
+  const auto wish = options_.protocol;
+  const auto peer_wish = static_cast<Protocol>(peer.head.protocol);
   const bool want_am = wish == Protocol::kAm || peer_wish == Protocol::kAm;
-  mapped_ = can_map && peer_can_map && !want_am;
+  mapped_ = can_map && peer_can_map_ && !want_am;
   if (!mapped_ && (wish == Protocol::kMap || peer_wish == Protocol::kMap)) {
     return TAKYON_FAIL(
         log_, Status::kProtocol,
         "-protocol=map, but endpoint %c cannot map endpoint %c's receive buffers (UCX maps memory only "
         "over shared-memory transports, and only buffers Takyon allocated)%s%s",
-        can_map ? expected_side : config.side(), can_map ? config.side() : expected_side,
+        can_map ? peer.side : config.side(), can_map ? config.side() : peer.side,
         map_problem.empty() ? "" : ": ", map_problem.c_str());
   }
-  buffers_.remote_recv_bytes = peer_recv;
+  buffers_.remote_recv_bytes = peer.recv;
   if (mapped_) {
     auto* peer_control = peer_recv_.front();
     peer_recv_.erase(peer_recv_.begin());
@@ -599,8 +640,8 @@ Status UcxEndpoint::handshake(const EndpointConfig& config, Deadline deadline) {
                           reinterpret_cast<MailboxSlot*>(control_.addr + sizeof(MailboxHeader))};
     Mailbox::Side theirs_side{reinterpret_cast<MailboxHeader*>(peer_control),
                               reinterpret_cast<MailboxSlot*>(peer_control + sizeof(MailboxHeader))};
-    mailbox_ = std::make_unique<Mailbox>(my_side, theirs_side, static_cast<int>(nsend),
-                                         static_cast<int>(nrecv), true, options_.polling, this);
+    mailbox_ = std::make_unique<Mailbox>(my_side, theirs_side, static_cast<int>(config.send.size()),
+                                         static_cast<int>(config.recv.size()), true, options_.polling, this);
   } else {
     peer_recv_.clear();
   }

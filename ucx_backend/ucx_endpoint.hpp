@@ -29,7 +29,7 @@
 
 #include "backend.hpp"
 #include "backends/common/mailbox.hpp"
-#include "backends/socket/stream_connect.hpp"
+#include "backends/net/stream_connect.hpp"
 #include "buffer_alloc.hpp"
 #include "ucx_context.hpp"
 
@@ -74,7 +74,14 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
 
   Status create_worker();
   Status map_region(std::byte* app_addr, uint64_t bytes, bool allocate, const char* what, Region& out);
+  struct PeerGreeting;  // what the peer's greeting said (ucx_endpoint.cpp)
   Status handshake(const EndpointConfig& config, Deadline deadline);
+  Status greet(const EndpointConfig& config, Deadline deadline, PeerGreeting& peer);
+  Status agree(const EndpointConfig& config, const PeerGreeting& peer, Deadline deadline);
+  Status create_ucx_endpoint(const EndpointConfig& config, const PeerGreeting& peer, Deadline deadline);
+  bool unpack_keys(const PeerGreeting& peer, std::string& problem);
+  Status choose_protocol(const EndpointConfig& config, const PeerGreeting& peer, bool can_map,
+                         const std::string& map_problem);
   Status exchange(const std::vector<std::byte>& mine, std::vector<std::byte>& theirs, size_t fixed_bytes,
                   Deadline deadline, const char* what);
   Status read_greeting_length(const std::vector<std::byte>& fixed, uint64_t& total);

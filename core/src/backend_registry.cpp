@@ -6,7 +6,7 @@
 #include "backends/inter_thread/inter_thread_backend.hpp"
 #include "backends/socket/socket_backend.hpp"
 #if defined(TAKYON_HAVE_UCX)
-#include "ucx_backend.hpp"
+#include "ucx_backend/ucx_backend.hpp"
 #endif
 
 namespace takyon::detail {

@@ -12,8 +12,8 @@
 #include <climits>
 
 #include "backends/common/spin.hpp"
+#include "backends/net/socket_common.hpp"
 #include "backends/socket/socket_backend.hpp"
-#include "backends/socket/socket_common.hpp"
 #include "buffer_alloc.hpp"
 
 namespace takyon::detail {

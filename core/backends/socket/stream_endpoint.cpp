@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The connected socket protocol: greeting, framed messages read straight into receive buffers,
-// per-buffer credits, heartbeats and link checks, graceful close.
+// per-buffer credits, heartbeats and link checks, graceful close; and the factories of the connected
+// socket providers (Socket, InterProcessSocket) over a stream from backends/net/stream_connect.hpp.
 #include "backends/socket/stream_endpoint.hpp"
 
 #include <endian.h>
@@ -11,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +21,8 @@
 
 #include "backends/common/layout_check.hpp"
 #include "backends/common/spin.hpp"
+#include "backends/net/stream_connect.hpp"
+#include "backends/socket/socket_backend.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -767,6 +771,41 @@ Status StreamEndpoint::destroy(bool graceful, Deadline deadline) {
   }
   fd_.reset();
   return status;
+}
+
+// ----- the connected socket providers' factories ------------------------------------------------
+
+namespace {
+
+Status make_endpoint(StreamConnection connection, const EndpointConfig& config, Deadline deadline,
+                     ErrorLog& log, std::unique_ptr<Backend>& out) {
+  StreamEndpoint::Options options;
+  options.tcp = connection.tcp;
+  options.polling = config.is_polling;
+  options.provider = config.provider->text();
+  options.peer = std::move(connection.peer);
+  auto endpoint = std::make_unique<StreamEndpoint>(std::move(connection.fd), std::move(options), log);
+  if (endpoint->connect(config, deadline) != Status::kOk) return log.status();
+  out = std::move(endpoint);
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                                           std::unique_ptr<Backend>& out) {
+  const std::string name = strf("takyon-%u-InterProcessSocket-%llu", static_cast<unsigned>(getuid()),
+                                static_cast<unsigned long long>(config.provider->number("ID")));
+  StreamConnection connection;
+  if (connect_unix_stream(name, config, deadline, log, connection) != Status::kOk) return log.status();
+  return make_endpoint(std::move(connection), config, deadline, log, out);
+}
+
+Status SocketBackend::create_tcp(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
+                                 std::unique_ptr<Backend>& out) {
+  StreamConnection connection;
+  if (connect_tcp_stream(config, deadline, log, connection) != Status::kOk) return log.status();
+  return make_endpoint(std::move(connection), config, deadline, log, out);
 }
 
 }  // namespace takyon::detail

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "backends/socket/socket_common.hpp"
+#include "backends/net/socket_common.hpp"
 #include "buffer_alloc.hpp"
 
 namespace takyon::detail {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Multicast query / unicast answer discovery of a server's system-assigned port.
-#include "backends/socket/discovery.hpp"
+#include "backends/net/discovery.hpp"
 
 #include <arpa/inet.h>
 #include <endian.h>

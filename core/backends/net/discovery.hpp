@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "backends/socket/socket_common.hpp"
+#include "backends/net/socket_common.hpp"
 
 namespace takyon::detail {
 

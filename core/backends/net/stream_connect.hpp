@@ -8,7 +8,7 @@
 #include <string>
 
 #include "backend.hpp"
-#include "backends/socket/socket_common.hpp"
+#include "backends/net/socket_common.hpp"
 
 namespace takyon::detail {
 

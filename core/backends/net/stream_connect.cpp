@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Establishing the connected socket providers' connections: the abstract Unix socket of
-// InterProcessSocket, and TCP server/client with a fixed or a discovered port.
+// Connecting a byte stream between two endpoints (see stream_connect.hpp): the abstract Unix socket,
+// and TCP server/client with a fixed or a discovered port.
 #include <arpa/inet.h>
 #include <linux/tcp.h>
 #include <poll.h>
@@ -14,10 +14,8 @@
 #include <cstring>
 #include <thread>
 
-#include "backends/socket/discovery.hpp"
-#include "backends/socket/socket_backend.hpp"
-#include "backends/socket/stream_connect.hpp"
-#include "backends/socket/stream_endpoint.hpp"
+#include "backends/net/discovery.hpp"
+#include "backends/net/stream_connect.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -32,19 +30,6 @@ Status finish(common::UniqueFd fd, bool tcp, std::string peer, StreamConnection&
   out.fd = std::move(fd);
   out.tcp = tcp;
   out.peer = std::move(peer);
-  return Status::kOk;
-}
-
-Status make_endpoint(StreamConnection connection, const EndpointConfig& config, Deadline deadline,
-                     ErrorLog& log, std::unique_ptr<Backend>& out) {
-  StreamEndpoint::Options options;
-  options.tcp = connection.tcp;
-  options.polling = config.is_polling;
-  options.provider = config.provider->text();
-  options.peer = std::move(connection.peer);
-  auto endpoint = std::make_unique<StreamEndpoint>(std::move(connection.fd), std::move(options), log);
-  if (endpoint->connect(config, deadline) != Status::kOk) return log.status();
-  out = std::move(endpoint);
   return Status::kOk;
 }
 
@@ -79,15 +64,6 @@ Status accept_unix(int listener, const std::string& name, const EndpointConfig& 
 }
 
 }  // namespace
-
-Status SocketBackend::create_inter_process(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                                           std::unique_ptr<Backend>& out) {
-  const std::string name = strf("takyon-%u-InterProcessSocket-%llu", static_cast<unsigned>(getuid()),
-                                static_cast<unsigned long long>(config.provider->number("ID")));
-  StreamConnection connection;
-  if (connect_unix_stream(name, config, deadline, log, connection) != Status::kOk) return log.status();
-  return make_endpoint(std::move(connection), config, deadline, log, out);
-}
 
 Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline,
                            ErrorLog& log, StreamConnection& out) {
@@ -345,13 +321,6 @@ Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, Error
   if (parse_tcp_args(*config.provider, args, log) != Status::kOk) return log.status();
   return args.server ? tcp_server(args, config, deadline, log, out)
                      : tcp_client(args, config, deadline, log, out);
-}
-
-Status SocketBackend::create_tcp(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
-                                 std::unique_ptr<Backend>& out) {
-  StreamConnection connection;
-  if (connect_tcp_stream(config, deadline, log, connection) != Status::kOk) return log.status();
-  return make_endpoint(std::move(connection), config, deadline, log, out);
 }
 
 }  // namespace takyon::detail

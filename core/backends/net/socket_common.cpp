@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Socket helpers shared by the stream and datagram providers.
-#include "backends/socket/socket_common.hpp"
+#include "backends/net/socket_common.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
