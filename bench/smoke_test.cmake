@@ -68,7 +68,7 @@ if(NOT error_count EQUAL 0)
 endif()
 math(EXPR last "${record_count} - 1")
 # Each record is taken out of the document once and read from there: string(JSON) parses the text it
-# is given on every call, and reading the fields from the whole document took ~30 s of CPU time.
+# is given on every call, and reading the fields from the whole document was far too slow.
 set(seen "")
 set(lost_seen FALSE)
 foreach(i RANGE ${last})

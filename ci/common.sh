@@ -6,7 +6,7 @@
 TAKYON_CI_PACKAGES=(
   build-essential # gcc, g++, make, libc headers
   cmake           # >= 3.25 (Debian 12 has 3.25)
-  ninja-build     # ci/test.sh builds with Ninja (~15% less build time than make on 2 cores)
+  ninja-build     # ci/test.sh builds with Ninja (shorter builds than make)
   pkg-config      # the install test builds a consumer through takyon.pc
   libgtest-dev    # GoogleTest (GTest::gtest, GTest::gtest_main)
   iproute2        # ip netns: the multi-host socket tests

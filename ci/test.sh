@@ -52,7 +52,7 @@ mapfile -t NORMAL_FLAGS < <(relwithdebinfo_flags -O2)
 # fraction of -g's compile and link time); ASan at -O1 as its documentation recommends (faster to
 # build, stack traces exact), TSan at -O2 (its checks are slow enough already).
 # Both build their libraries as unity sources too (CMAKE_UNITY_BUILD, eight sources to a translation
-# unit: the standard headers are parsed once per batch; ASan's build took 176 s instead of 253-303).
+# unit: the standard headers are parsed once per batch, which shortens ASan's build markedly).
 # The normal configuration compiles every source on its own, as users and developers build it, so a
 # source that leans on what another of its batch includes still fails there.
 mapfile -t SANITIZER_FLAGS_ASAN < <(relwithdebinfo_flags -O1)
@@ -60,7 +60,7 @@ mapfile -t SANITIZER_FLAGS_TSAN < <(relwithdebinfo_flags -O2)
 SANITIZER_FLAGS_ASAN+=(-DCMAKE_UNITY_BUILD=ON)
 SANITIZER_FLAGS_TSAN+=(-DCMAKE_UNITY_BUILD=ON)
 # ... and run each GoogleTest program as a few shards, not a process per case (tests/CMakeLists.txt,
-# TAKYON_TEST_SHARDS): a sanitized process costs ~0.1 s to start and end, over some 1000 cases.
+# TAKYON_TEST_SHARDS): a sanitized process is slow to start and end, over some 1000 cases.
 # The normal configuration shards only the four large programs (LARGE: their cases repeat costly
 # fixtures), and keeps a ctest test per case for the others, so gtest_discover_tests stays in use.
 NORMAL_FLAGS+=(-DTAKYON_TEST_SHARDS=LARGE)

@@ -12,7 +12,7 @@ std::mutex g_mutex;
 // Weak: a context lives while a path uses it. Keeping it for the process's life saves ucp_init
 // when paths are created one after another, but UCX's async thread then outlives the paths, and
 // a process forked later inherits UCX state without that thread: its tcp connections never
-// complete (measured: every event-driven tcp create in a forked child hung).
+// complete (every event-driven tcp create in a forked child then hangs).
 std::map<std::string, std::weak_ptr<UcxContext>>& contexts() {
   static auto* map =
       new std::map<std::string, std::weak_ptr<UcxContext>>;  // never destroyed: no exit-order issues

@@ -253,7 +253,7 @@ Status UcxEndpoint::send_hello() {
   p.flags = UCP_AM_SEND_FLAG_EAGER;
   // The hello carries a payload too: over UCX's shared-memory transports the first copied
   // (bcopy) message on an endpoint otherwise stays pending until the receiver progresses, which
-  // would make a small blocking send wait for the receiver's next call (measured: 1 send in 2).
+  // would often make a small blocking send wait for the receiver's next call.
   hello_payload_.assign(kHelloBytes, std::byte{0x5a});
   hello_req_ = ucp_am_send_nbx(ep_, kAmId, hello_header_.data(), hello_header_.size(), hello_payload_.data(),
                                hello_payload_.size(), &p);
@@ -562,7 +562,7 @@ Status UcxEndpoint::create_ucx_endpoint(const EndpointConfig& config, const Peer
                                         Deadline deadline) {
   // Endpoint B creates its UCX endpoint only once A's hello has come in over A's: two workers
   // connecting to each other at the same moment over tcp can leave UCX 1.13's wireup stuck
-  // (seen once in a few hundred event-driven creates), one after the other never does.
+  // (rarely, in event-driven creates), one after the other never does.
   if (!config.is_endpoint_a) {
     const Status hello = wait([&] { return hello_received_; }, deadline, Wait::kConnect, -1);
     if (hello == Status::kTimedOut) return connect_timeout();

@@ -7,7 +7,7 @@
 
 namespace takyon::bench {
 
-/// Nanoseconds on the monotonic clock (vDSO, ~20 ns per read).
+/// Nanoseconds on the monotonic clock (vDSO: no system call, but not free either).
 inline std::int64_t now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())

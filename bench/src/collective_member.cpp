@@ -248,7 +248,7 @@ void Member::once(CollectiveTest test, std::uint64_t bytes, bool check) {
   switch (test) {
     case CollectiveTest::kP2p:
       // A steady ping-pong, not one round trip: right after the barrier both members are still
-      // awake, and a single round trip would catch them so (a few us here) or not (a futex wake-up
+      // awake, and a single round trip would catch them so (a fast answer) or not (a futex wake-up
       // each way in event mode), at random. kP2pRoundTrips in a row settle into the steady state.
       for (int r = 0; r < kP2pRoundTrips; ++r) ping_pong(bytes);
       return;

@@ -140,8 +140,8 @@ void run_table(const GraphSpec& spec, const MemberPlan& plan, Results& results) 
 
   // Pinned round-robin, member 0 and 1 (the p2p pair) on two different cores: unpinned, the
   // scheduler sometimes puts the pair on one core, where an event-driven hop is a cheap local
-  // switch (~1 us here) instead of a cross-core wake-up (~25 us on this VM), and a whole row of
-  // the table flips between the two.
+  // switch instead of a much slower cross-core wake-up, and a whole row of the table flips
+  // between the two.
   const std::vector<int> cpus = member_cpus(layout.members);
   const AffinityGuard restore_affinity;
   pin_current_thread(cpus[0]);

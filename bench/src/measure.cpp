@@ -11,7 +11,7 @@
 namespace takyon::bench {
 namespace {
 
-// A batched sample lasts at least this long, so one clock read costs ~1% of it.
+// A batched sample lasts at least this long, so that one clock read is a negligible part of it.
 constexpr double kMinSampleNs = 2000.0;
 constexpr std::uint64_t kMaxBatch = 256;
 constexpr std::uint64_t kMaxWarmupIterations = std::uint64_t{1} << 22;

@@ -26,7 +26,7 @@ struct Workload {
   std::function<void(std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out)> run;
   double messages_per_time = 1;         ///< An iteration's time / this = per-message figure (2: RTT/2).
   std::uint64_t messages_per_iter = 1;  ///< What --iters counts: 1 for a round trip, W for a window.
-  bool batch = false;                   ///< Time tiny iterations in batches (clock cost ~20 ns).
+  bool batch = false;                   ///< Time tiny iterations in batches (a clock read is not free).
 };
 
 /// Warms up, picks the batch size and sample count, runs, and returns per-message statistics.

@@ -38,7 +38,7 @@ std::uint32_t next_path_id();
 /// (pinned to cpu_a by the caller), and for each size, back to back: the cache-line floor
 /// (between the same two sides), latency, the memcpy floor, bandwidth. Floors are measured next
 /// to their tests because on a VM the host may move a vCPU or load the memory mid-sweep, moving
-/// both floors by 30% or several times. Prints the table; if its cache-line floor moved by more
+/// both floors by a fraction or several-fold. Prints the table; if its cache-line floor moved by more
 /// than 2x, measures the table once more and keeps the steadier one (warning in
 /// results.warnings if that is still unsteady). Records everything under this provider and mode.
 /// A failure is recorded in results.errors and printed; returns false then. Call with no other

@@ -18,14 +18,14 @@ constexpr std::uint64_t kMinIterations = 10;
 constexpr std::uint64_t kMaxIterations = 1'000'000;
 constexpr std::uint64_t kMinWarmup = 10;
 constexpr std::uint64_t kMaxWarmup = 10'000;
-// Starting both processes and connecting takes 0.1-0.5 s; a run may take this long beyond
-// 20 times what its iterations should.
+// Starting both processes and connecting takes well under a second; a run may take this long
+// beyond 20 times what its iterations should.
 constexpr double kBaseTimeoutS = 30;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One iteration's time before a slice has measured it: a generous guess, and the first slice
-// aims at a quarter of the budget, so that a slow test (ucp_put_bw over tcp: ~6 ms per MiB)
-// does not overrun much.
+// aims at a quarter of the budget, so that a slow test (ucp_put_bw over tcp) does not overrun
+// much.
 double guess_seconds(const std::string& tls, bool latency, std::uint64_t bytes) {
   const bool tcp = tls == "tcp";
   const double wire = static_cast<double>(bytes) / (tcp ? 1e9 : 5e9);

@@ -38,10 +38,10 @@ P2pArgs check_recv_full(const char* fn, const void* buf, int count, MPI_Datatype
                         MPI_Comm comm);
 
 /// The common case of a send or receive, checked inline (a blocking send's checks are on the
-/// critical path of every ping-pong hop, ~5 ns of 160 as calls): MPI_COMM_WORLD after MPI_Init, a
-/// predefined datatype, a non-negative count with a buffer, a world rank (or MPI_ANY_SOURCE when
-/// `any_ok`) and a tag in range (or MPI_ANY_TAG). Returns false for anything else, which the full
-/// checks then accept or reject with a message.
+/// critical path of every ping-pong hop, where the cost of out-of-line calls shows): MPI_COMM_WORLD
+/// after MPI_Init, a predefined datatype, a non-negative count with a buffer, a world rank (or
+/// MPI_ANY_SOURCE when `any_ok`) and a tag in range (or MPI_ANY_TAG). Returns false for anything
+/// else, which the full checks then accept or reject with a message.
 inline bool quick_world_args(const void* buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
                              bool any_ok, P2pArgs& a) {
   if (comm != MPI_COMM_WORLD || detail::g_engine == nullptr) return false;

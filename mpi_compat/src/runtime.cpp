@@ -174,13 +174,13 @@ void unlink_all_inboxes(const std::string& job_id, int size) {
 
 /// An unbound rank (a CPU set of more than one CPU) among others on this host: moves it to its home
 /// CPU, the local_rank-th of its set in cpus_cores_first order (where --bind-to core would pin it;
-/// round-robin when the host has more ranks than CPUs), and gives the set back whole, so the kernel may
-/// still move it. Where the bootstrap's last wake-up left the ranks tends to stick: the load balancer
-/// moves a task that is always running (cache-hot) only after repeated failed attempts, so two ranks
-/// on one CPU of two, or three of four, could last a whole benchmark run (np 4 barriers took twice
-/// their time in 14 of 36 short runs; in 1 of 36 after this). Returns the home CPU, -1 for a bound
-/// rank or where placement is left to the kernel: TAKYON_MPI_SPREAD=0. TAKYON_MPI_SPREAD_TRACE=1 prints
-/// where each rank went.
+/// round-robin when the host has more ranks than CPUs), and gives the set back whole, so the kernel
+/// may still move it. Where the bootstrap's last wake-up left the ranks tends to stick: the load
+/// balancer moves a task that is always running (cache-hot) only after repeated failed attempts, so
+/// two ranks on one CPU of two, or three of four, could last a whole benchmark run (barriers then
+/// take much longer in a good share of short runs; placing each rank home makes that rare). Returns
+/// the home CPU, -1 for a bound rank or where placement is left to the kernel: TAKYON_MPI_SPREAD=0.
+/// TAKYON_MPI_SPREAD_TRACE=1 prints where each rank went.
 int place_unbound(const JobInfo& job) {
   if (!common::knob_flag(common::KnobId::kMpiSpread)) return -1;
   cpu_set_t mask;

@@ -11,8 +11,8 @@
 namespace takyon::test {
 
 /// The contract: a call waiting on a peer that died or destroyed its endpoint returns within
-/// 100 ms of the kill() call or the peer's takyonDestroy() call. No slack: measured latencies are
-/// a few ms, also under ASan and TSan.
+/// 100 ms of the kill() call or the peer's takyonDestroy() call. No slack: a disconnect is seen well
+/// within the budget, also under ASan and TSan.
 inline constexpr double kDisconnectBudget = 0.100;
 
 /// A bad interconnect string and what its error must mention.

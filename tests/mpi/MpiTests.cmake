@@ -47,7 +47,7 @@ endif()
 # The rank counts at which a program swept over np 1-5 runs under takyon-run (takyon_mpi_program, the
 # coll directory's all-shm runs). Under ASan np 5 is left out: like np 3 it is not a power of two and,
 # like np 4, it oversubscribes two cores, and the normal configuration runs it; the sweeps' np-5 runs
-# were ~50 s of ASan's ~775 s of test time.
+# were a sizeable share of ASan's test time.
 if(TAKYON_SANITIZE STREQUAL "address")
   set(TAKYON_MPI_NP_SWEEP 1 2 3 4)
 else()

@@ -25,8 +25,8 @@
 namespace takyon::test::ucx {
 namespace {
 
-/// The budget of this suite: a killed peer is noticed within a second (measured: see the
-/// latency_us property of each test in the XML report).
+/// The budget of this suite: a killed peer is noticed within a second (each test records the time
+/// it took as the latency_us property in the XML report).
 constexpr double kDetectBudget = 1.0;
 
 enum class WaitIn { kRecv, kRecvZombiePeer, kSend, kDestroy };

@@ -21,8 +21,8 @@ namespace takyon::test::ucx {
 namespace {
 
 // Create timeout of the endpoint under test. The stranger tests expect a verdict in under half of it,
-// and when the stranger is a python3 or socat server that includes the program's start, which took
-// 1.65 s once with four test processes running on two cores (3 s was the timeout then).
+// and when the stranger is a python3 or socat server that includes the program's start, which can be
+// slow when several test processes share few cores.
 constexpr double kTimeout = 6.0;
 
 // A shell program runs in a thread beside the Takyon endpoint (each bounded by `timeout`).

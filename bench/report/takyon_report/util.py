@@ -150,8 +150,8 @@ def machine_info(mpirun, argv):
 
 def cpu_probe(takyon_bench):
     """takyon-bench --cpu-probe: the one-way ns of a cache-line ping-pong between the two CPUs the
-    benchmarks start on, measured now (~20 ms). On a VM it moves as the host places the vCPUs (the
-    AMD EPYC VM: ~40 ns close, several times that far apart), and every shared-memory latency moves
+    benchmarks start on, measured now (a short run). On a VM it moves as the host places the vCPUs
+    (several times larger with them far apart than close), and every shared-memory latency moves
     with it. None where it cannot run."""
     if not takyon_bench or not os.access(takyon_bench, os.X_OK):
         return None

@@ -33,8 +33,8 @@ inline void cpu_relax() {
 
 /// What a member published for one epoch in its control line, copied out the moment its "entered"
 /// was seen. Read later, the line is often gone: the member, already in its next epoch, writes the
-/// other half of the same line, and the reader's load misses again (np 2 8-byte allreduce: a fifth
-/// of the time went to that second miss).
+/// other half of the same line, and the reader's load misses again (in a small two-rank allreduce
+/// that second miss takes a sizeable share of the time).
 struct Seen {
   std::uint32_t bytes = 0;
   std::uint32_t epoch = 0;
@@ -220,8 +220,8 @@ void wait_all(SlotState& s, std::uint64_t e, const BlockedHere& blocked_here = {
 void enter(SlotState& s, std::uint64_t e) {
   shm::FlatControl& mine = s.areas[std::size_t(s.rank)]->control;
   mine.seq.store(s.base[std::size_t(s.rank)] + e, std::memory_order_release);
-  // For the readers; alone, the line would only come back from the shared cache at the next epoch
-  // (a one-rank barrier 15 -> 97 ns).
+  // For the readers. A lone rank skips it: its line would only come back from the shared cache at
+  // the next epoch, which would slow a one-rank barrier several-fold.
   if (s.size > 1) shm::demote_line(&mine);
 }
 
@@ -362,8 +362,8 @@ void barrier(CommInfo& c, const char* fn) {
   std::uint64_t release = ++s.epoch;
   // A member the barrier still waits for (rank 0: until it releases) whose last wait was on this
   // rank's CPU is not running: it cannot arrive until this rank yields. Then the wait yields at once
-  // instead of spinning first (32 polls, ~0.65 us here), which on rank 0's core happens twice a
-  // barrier with two ranks a core (np 4 on 2 cores: 11.9 -> 10.6 us, the same 4 switches a barrier).
+  // instead of spinning first (32 polls) for a member that cannot arrive, which on rank 0's core
+  // happens twice a barrier with two ranks a core: the same switches a barrier, without the spins.
   auto blocked_here = [&] {
     const int cpu = sched_getcpu();
     if (cpu < 0) return false;
@@ -408,11 +408,11 @@ void reduce(CommInfo& c, const char* fn, const char* send, char* recv, const Red
   copy(publish_at(s, e, bytes, what), send, bytes);
   enter(s, e);
   if (!all && s.rank != root) return;
-  // This rank's own vector is `send`, not read back from its control line: the line was just written,
-  // and a load that overlaps those stores waits until they reach L1, which first takes the line back
-  // from the peer that read it last -- a whole line transfer before the peer's line is even polled
-  // (np 2, 8-byte allreduce: 0.27 -> 0.23 us with the vCPUs close). In place, recv is overwritten
-  // below: then a copy of inline data taken now, or the published buffer.
+  // This rank's own vector is `send`, not read back from its control line: the line was just
+  // written, and a load that overlaps those stores waits until they reach L1, which first takes the
+  // line back from the peer that read it last -- a whole line transfer before the peer's line is
+  // even polled, a noticeable share of a small allreduce. In place, recv is overwritten below: then
+  // a copy of inline data taken now, or the published buffer.
   alignas(16) char own_inline[shm::kFlatInline];
   const char* own = send;
   if (send == recv && bytes <= shm::kFlatInline) {

@@ -310,10 +310,10 @@ void Schedule::start_round() {
   }
   const bool fan_in = nrecv >= 2 && nsend == 0;  // a gather's or reduce's root
   // Unless run() decided (pt2pt/copy_tuner.hpp: blocking, a receive of 64 KiB or more), a reduction
-  // receives through the bulk pipeline instead of a single copy: there the data is folded into place
-  // straight from the sender's chunks (plan_fold), or at least copied out by this rank while the
-  // sender copies in. On the AMD EPYC VM (2 vCPUs 330 ns apart): np 2 allreduce 128 KiB 21 -> 12 us
-  // and 1 MiB 115-121 -> 76-80 us; np 2 MPI_Ireduce 1 MiB 84 -> ~51 us at the root.
+  // receives through the bulk pipeline instead of a single copy: there the data is folded into
+  // place straight from the sender's chunks (plan_fold), or at least copied out by this rank while
+  // the sender copies in. With the two ranks' CPUs far apart (no shared cache), that overlap makes
+  // a two-rank allreduce and a nonblocking reduce's root clearly faster than a single copy.
   if (pipelined_ < 0) pipelined_ = receives_to_reduce() ? 1 : 0;
   plan_fold(begin, end);
   // Receives first: a message from a peer that is already waiting then lands in place.

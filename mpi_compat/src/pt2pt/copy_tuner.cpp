@@ -81,8 +81,8 @@ CopyTuner::Ticket CopyTuner::begin(const void* key, int ranks, std::size_t bytes
     t.mode = Mode::kSingle;
     t.record = n >= std::uint32_t(kWarmup);
   } else if (n < std::uint32_t(kWarmup)) {
-    // First touches of the buffers, and the pipeline's chunks cycled through once (cold chunks made
-    // its first calls 3-10x slower than later ones): nothing learnt.
+    // First touches of the buffers, and the pipeline's chunks cycled through once (cold chunks make
+    // its first calls much slower than later ones): nothing learnt.
     t.mode = Mode::kPipeline;
   } else if (n < std::uint32_t(kWarmup + kExplore)) {
     const std::uint32_t k = n - std::uint32_t(kWarmup);

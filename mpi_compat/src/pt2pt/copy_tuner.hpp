@@ -1,23 +1,24 @@
 // SPDX-License-Identifier: MIT
 // How the large receives of a blocking collective move their data, learnt per call site: a single
-// copy (CMA: the receiver reads the sender's memory, or the split, where the sender writes the tail;
-// engine.hpp) or the bulk pipeline (the sender copies into shared chunks, the receiver out of them).
-// Which is faster depends on the machine more than on the message: on an Intel VM whose two cores
-// shared a fast cache path the split halved a 1 MiB bcast against the pipeline; on an AMD EPYC VM
-// with its two vCPUs 300 ns apart the pipeline was 10-40% faster for most np-2 collectives at 1 MiB
-// (lines a peer wrote into this rank's buffer are read back from the peer's cache). So each
-// (collective, communicator size, size class) times its calls: after kWarmup calls through the
-// pipeline (page faults and first touches of the buffers and of the pipeline's chunks, which made
-// its first calls 3-10x slower), kExplore calls try the two ways in two runs of kExplore / 2 (not
-// alternating: each way leaves the buffers' lines in other caches, which the first call of the other
-// way pays; the first call of a run is not counted); from then on the single copy is used unless the
-// pipeline's median (of its last kWindow counted times) is kPipelineMargin of the single copy's or
-// less, and every kReexplore calls kReexploreCalls calls try the other way again. An exchange (a
-// round that receives from a peer it also sends to, and no reduction) starts with the single copy,
-// warm-up included, and tries the pipeline first at call kReexplore: the single copy won exchanges on
-// both VMs measured, and exploring early is what a short run pays for most (np 2, 1 MiB alltoall, 20
-// timed calls: p50 ~100-160 us exploring, ~80 for the single copy once its pages are warm). Each rank decides
-// for its own receives (the receiver chooses the protocol), so ranks need not agree.
+// copy (CMA: the receiver reads the sender's memory, or the split, where the sender writes the
+// tail; engine.hpp) or the bulk pipeline (the sender copies into shared chunks, the receiver out of
+// them). Which is faster depends on the machine more than on the message: where two cores share a
+// fast cache path the split clearly beats the pipeline (a 1 MiB bcast, for one); where the two
+// ranks' CPUs are far apart the pipeline wins most two-rank collectives at 1 MiB (lines a peer
+// wrote into this rank's buffer are read back from the peer's cache). So each (collective,
+// communicator size, size class) times its calls: after kWarmup calls through the pipeline (page
+// faults and first touches of the buffers and of the pipeline's chunks, which make its first calls
+// much slower), kExplore calls try the two ways in two runs of kExplore / 2 (not alternating: each
+// way leaves the buffers' lines in other caches, which the first call of the other way pays; the
+// first call of a run is not counted); from then on the single copy is used unless the pipeline's
+// median (of its last kWindow counted times) is kPipelineMargin of the single copy's or less, and
+// every kReexplore calls kReexploreCalls calls try the other way again. An exchange (a round that
+// receives from a peer it also sends to, and no reduction) starts with the single copy, warm-up
+// included, and tries the pipeline first at call kReexplore: the single copy wins exchanges on both
+// kinds of machine, and exploring early is what a short run pays for most (in a run of a few tens
+// of 1 MiB alltoalls, the exploring calls are markedly slower than the single copy once its pages
+// are warm). Each rank decides for its own receives (the receiver chooses the protocol), so ranks
+// need not agree.
 // TAKYON_MPI_COLL_COPY=single|pipeline fixes the choice (tests, comparisons). Single-threaded: the
 // MPI thread only.
 #pragma once

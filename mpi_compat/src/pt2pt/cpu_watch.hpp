@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Ranks that end up on one CPU although each could have its own. A waiting rank spins (Backoff), and
-// a spinning rank starves a peer queued on its CPU until its time slice ends: an 8-byte ping-pong
-// between two unbound ranks that the kernel left on one CPU ran at 70-100 us a hop instead of 0.25.
-// So every few dozen idle polls a waiting rank notes its CPU in its inbox header (InboxHeader::cpu)
-// and looks at one same-host peer's note: a peer that last waited on this CPU is runnable here and
-// cannot run until this rank lets go. An unbound rank away from its home CPU (its place in
-// cpus_cores_first order, where --bind-to core would have put it) then moves home, which gives the CPU
-// to the peer; a rank at home, or one that may not move, yields.
+// Ranks that end up on one CPU although each could have its own. A waiting rank spins (Backoff),
+// and a spinning rank starves a peer queued on its CPU until its time slice ends: an 8-byte
+// ping-pong between two unbound ranks that the kernel left on one CPU then takes a time slice per
+// hop instead of a cache-line transfer. So every few dozen idle polls a waiting rank notes its CPU
+// in its inbox header (InboxHeader::cpu) and looks at one same-host peer's note: a peer that last
+// waited on this CPU is runnable here and cannot run until this rank lets go. An unbound rank away
+// from its home CPU (its place in cpus_cores_first order, where --bind-to core would have put it)
+// then moves home, which gives the CPU to the peer; a rank at home, or one that may not move,
+// yields.
 #pragma once
 
 #include <atomic>

@@ -27,10 +27,10 @@ using namespace engine_detail;
 namespace {
 
 /// recv_eager_now looks at the source's ring this many times between progress calls; a receive that
-/// only an inline message fits (<= 40 bytes: the message is the cell's first line) kLooksInline times.
-/// Measured, not explained: 128 looks take an 8-32 B ping-pong hop from 0.155-0.16 to 0.115-0.12 us
-/// (32 looks 0.14, 64 looks 0.127, 512 no better), but for 64-512 B messages (two lines or more) they
-/// cost 10-20% (64 B 0.210 -> 0.247 us), so larger receives keep 16 (alternated takyon-bench-mpi runs).
+/// only an inline message fits (<= 40 bytes: the message is the cell's first line) kLooksInline
+/// times. Found by timing, not explained: 128 looks make a ping-pong of inline messages clearly
+/// faster (fewer looks help less, more help no further), but for larger messages (two lines or
+/// more) they slow the ping-pong down, so larger receives keep 16.
 constexpr int kLooks = 16;
 constexpr int kLooksInline = 128;
 

@@ -51,13 +51,13 @@ inline std::uint64_t read_u64_at(const shm::CellHeader* cell, std::size_t at) {
 }
 
 /// Maps [p, p + bytes) of an inbox writable now (pages allocated, page tables filled), so that the
-/// first messages through it take no page faults; a kernel without MADV_POPULATE_WRITE faults later.
-/// Then writes, from this CPU, the page holding every `every`-th byte (a ring: each cell's header;
-/// else every page), with an atomic add of 0 (peers may be using the memory already; the value never
-/// changes): on a hypervisor with shadow page tables (the AMD EPYC VM: PVM) a populated page still
-/// costs an exit, ~3 us, on its first access from each process, which made the first 32 lone 1 MiB
-/// messages of a pair 90-135 us instead of ~40 (each took two fresh ring cells each way). Touching
-/// the cells' header pages moves that to MPI_Init: ~0.2 ms per ring.
+/// first messages through it take no page faults; a kernel without MADV_POPULATE_WRITE faults
+/// later. Then writes, from this CPU, the page holding every `every`-th byte (a ring: each cell's
+/// header; else every page), with an atomic add of 0 (peers may be using the memory already; the
+/// value never changes): on a hypervisor with shadow page tables (PVM, for one) a populated page
+/// still costs an exit on its first access from each process, which made the first lone large
+/// messages of a pair much slower than later ones (each takes two fresh ring cells each way).
+/// Touching the cells' header pages moves that cost to MPI_Init, once per ring.
 void prefault(void* p, std::size_t bytes, std::size_t every = 0);  // (engine.cpp)
 
 /// A receive request's state as it starts (start_recv, start_matched_recv).

@@ -36,19 +36,20 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   r->rndv_total = wanted;
   r->rndv_done = 0;
   Peer& p = peers_[std::size_t(source)];
-  // Past tuning().cma_max_bytes the pipeline's two cores beat CMA, but not a memcpy out of the sender's
-  // shared heap (ping-pong, AMD EPYC VM: 2 MiB 85 us through the pipeline, 1 MiB 16 us out of the heap).
+  // Past tuning().cma_max_bytes the pipeline's two cores beat CMA, but not a memcpy out of the
+  // sender's shared heap (in a ping-pong, a large message read out of the heap arrives much sooner
+  // than one sent through the pipeline).
   auto single_size = [&] {
     return wanted <= tuning().cma_max_bytes || heap_view(p, addr, wanted) != nullptr;
   };
   if (solo && !r->pipelined && cma_split_ && p.copy.cma && !p.path && wanted >= tuning().cma_split_min &&
       single_size() && p.rndv.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
     // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
-    // quarter when only this rank has local work of its own to do meanwhile (r->local_work: gather's
-    // root), three quarters when only the sender has (kFlagBusy: scatter's root); only the probe when
-    // this rank is sending to that peer too (an exchange: each rank writes its own data over, which
-    // beats each reading the other's -- np 2, 1 MiB allgather 115 vs 150 us; gather: 57 us with a
-    // quarter, 66-72 with none or half; bcast and reduce best with half).
+    // quarter when only this rank has local work of its own to do meanwhile (r->local_work:
+    // gather's root), three quarters when only the sender has (kFlagBusy: scatter's root); only the
+    // probe when this rank is sending to that peer too (an exchange: each rank writes its own data
+    // over, which beats each reading the other's in an allgather). Gather's root does best with a
+    // quarter, bcast and reduce with half.
     std::size_t split = kCmaProbeBytes;  // the sender copies the rest
     if (p.rndv.awaiting.empty()) {
       std::size_t head = wanted / 2;
@@ -66,8 +67,8 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
     return;
   }
   // A root receiving from several ranks at once on a node with more ranks than cores takes the
-  // pipeline: its senders copy half of the work (np 4 on 2 cores, 64 KiB gather 8.9-10 us against
-  // 10.7-11.8 reading all three alone).
+  // pipeline: its senders copy half of the work, which beats the root reading from all of them
+  // alone.
   const bool fan_in = r->fan_in && oversubscribed_;
   if (solo && !r->pipelined && p.copy.cma && !p.path && !fan_in && wanted != 0 && single_size() &&
       p.rndv.streaming_in.empty() && read_from_sender(p, r, addr, wanted)) {
@@ -147,8 +148,9 @@ void Engine::on_data(Peer& p, const shm::CellHeader* cell) {
 }
 
 void Engine::warm_bulk(Peer& p, bool out) {
-  // A page's first write fault costs ~20 us on the AMD EPYC VM (the first 4 pipelined 64 KiB messages
-  // of a pair took 300-480 us each, one fault per page); populating 512 KiB at once ~0.25 ms.
+  // A page's first write fault is expensive under a hypervisor with shadow page tables (one fault
+  // per page made the first pipelined 64 KiB messages of a pair far slower than later ones);
+  // populating 512 KiB at once costs much less than those faults.
   bool& warm = out ? p.rndv.bulk_out_warm : p.rndv.bulk_in_warm;
   char* chunks = out ? p.rndv.bulk_out_chunks : p.rndv.bulk_in_chunks;
   if (warm || chunks == nullptr) return;

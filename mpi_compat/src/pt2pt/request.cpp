@@ -16,7 +16,7 @@ Request* RequestPool::acquire() {
   Request* r = free_.back();
   free_.pop_back();
   // Rebuilt in place (release() already freed `owned`): plain stores of every default, no
-  // temporary and no move-assignment, which measured costly on the send path.
+  // temporary and no move-assignment, which cost the send path noticeably.
   r->~Request();
   new (r) Request;  // default-initialised: each member its initialiser (value-init zeroed all with rep stos)
   r->magic = Request::kMagic;

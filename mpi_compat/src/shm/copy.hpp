@@ -2,9 +2,9 @@
 // Copies for the rendezvous pipeline. A large message's destination is written once and not read
 // again soon, so its receiver copies out of the shared chunks with non-temporal stores: the lines
 // go to memory without being read for ownership first and without evicting the chunks and the
-// sender's data from the caches. Measured on this project's 2-core Xeon VM (windowed bandwidth,
-// 64 in flight, 4 x 128 KiB chunks): 1 MiB 8.4-8.8 -> 9.1-10.2 GB/s, 4 MiB 8.9-9.0 -> 9.9-10.5 GB/s;
-// below 1 MiB ordinary stores win (the destination stays cached), hence kStreamingMin.
+// sender's data from the caches, which raises the windowed bandwidth (64 in flight, 4 x 128 KiB
+// chunks) from 1 MiB on; below 1 MiB ordinary stores win (the destination stays cached), hence
+// kStreamingMin.
 #pragma once
 
 #include <cstddef>
@@ -38,13 +38,13 @@ inline std::size_t copy_blocks64(char* dst, const char* src, std::size_t n, cons
 }
 #endif
 
-/// memcpy(dst, src, n), except where glibc's memcpy is pathologically slow. From 4 KiB on, Debian 12's
-/// glibc (2.36) copies with `rep movsb`, which on AMD Zen 3 (this project's EPYC VM) runs 14-24x
-/// slower when the destination lies 1-31 bytes past the source modulo 4 KiB: a page-aligned shared
-/// buffer copied into a malloc block that starts 16 bytes into its page (glibc's large blocks), 64 KiB
-/// 1.5 -> 23-34 us, 256 KiB 6.5 -> 92-157 us. np 4 flat alltoall of 64 KiB blocks without the shared
-/// heap: 212 us against 53 with it. In that window, an SSE2 loop of unaligned 16-byte moves (256 KiB:
-/// 8-10 us at every distance); anywhere else memcpy, which is faster there.
+/// memcpy(dst, src, n), except where glibc's memcpy is pathologically slow. From 4 KiB on, Debian
+/// 12's glibc (2.36) copies with `rep movsb`, which on AMD Zen 3 runs many times slower when the
+/// destination lies 1-31 bytes past the source modulo 4 KiB: a page-aligned shared buffer copied
+/// into a malloc block that starts 16 bytes into its page (glibc's large blocks) hits that window,
+/// and so does a flat alltoall of 64 KiB blocks without the shared heap. In that window, an SSE2
+/// loop of unaligned 16-byte moves (equally fast at every distance); anywhere else memcpy, which is
+/// faster there.
 inline void copy_bulk(void* dst, const void* src, std::size_t n) {
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);

@@ -82,8 +82,8 @@ struct alignas(kCacheLine) InboxHeader {
 static_assert(sizeof(InboxHeader) == kCacheLine);
 
 /// Hands a line this core just wrote (and another core polls) towards the shared cache (CLDEMOTE; a
-/// NOP where unsupported), so the reader's load does not have to snoop it out of this core: a bare
-/// cache-line ping-pong here 140 -> 133 ns one-way, an 8 B MPI ping-pong 0.153 -> 0.150 us.
+/// NOP where unsupported), so the reader's load does not have to snoop it out of this core: a small
+/// gain on a bare cache-line ping-pong and on a small MPI ping-pong alike.
 inline void demote_line(const void* line) {
 #if defined(__x86_64__)
   asm volatile("cldemote %0" : : "m"(*static_cast<const char*>(line)));
@@ -135,12 +135,12 @@ struct alignas(kCacheLine) FlatControl {
 };
 static_assert(sizeof(FlatControl) == kCacheLine);
 
-/// Where the two members of a two-rank communicator meet for a flat barrier (the line in its rank 0's
-/// area): each stores its arrival in its own word and polls the other's word in the same line. On the
-/// AMD EPYC VM with its vCPUs far apart that answers in ~250 ns where two lines, each written by its
-/// owner and polled by the other, take ~315 (the writer of a line the reader holds waits out an
-/// invalidation before its store shows); with them close, ~110 against ~95 in a bare loop, the same
-/// ~0.13 us either way through MPI_Barrier. The far case, where the gap is large, decided.
+/// Where the two members of a two-rank communicator meet for a flat barrier (the line in its rank
+/// 0's area): each stores its arrival in its own word and polls the other's word in the same line.
+/// With the two CPUs far apart that answers clearly sooner than two lines, each written by its
+/// owner and polled by the other (the writer of a line the reader holds waits out an invalidation
+/// before its store shows); with them close, the one line is slightly slower in a bare loop, and
+/// the same either way through MPI_Barrier. The far case, where the gap is large, decided.
 /// A word holds (writer's world rank + 1) << 32 | the writer's count of two-rank barriers on the
 /// communicator: a member of an earlier communicator of the slot that writes late (an erroneous
 /// program) is told apart.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # cmake -DCC=<C compiler> -DINCLUDE_DIR=<dir with mpi.h> -DOUT=<scratch file> -P check_no_probes.cmake
 # Configure scripts decide which MPI features exist by looking for these names, so mpi.h must not
-# declare them until libtakyon_mpi implements them (issue 5). Checked on the preprocessed header, where
+# declare them until libtakyon_mpi implements them. Checked on the preprocessed header, where
 # every TAKYON_MPI_FN_ declaration has been expanded to its real MPI_ and PMPI_ names.
 foreach(var CC INCLUDE_DIR OUT)
   if(NOT DEFINED ${var})
