@@ -18,7 +18,7 @@
 namespace takyon::detail {
 namespace {
 
-constexpr char kMagic[8] = {'T', 'K', 'Y', 'D', 'I', 'S', 'C', '1'};
+constexpr char kDiscoveryMagic[8] = {'T', 'K', 'Y', 'D', 'I', 'S', 'C', '1'};
 constexpr uint32_t kQuery = 1;
 constexpr uint32_t kAnswer = 2;
 constexpr const char* kDefaultGroup = "239.255.84.89";  // TAKYON_DISCOVERY_GROUP's default (common/knobs.cpp)
@@ -99,7 +99,7 @@ void DiscoveryResponder::answer() {
       if (errno == EINTR) continue;
       return;  // EAGAIN, or an error that the accept loop's deadline will outlast
     }
-    if (n != sizeof(query) || std::memcmp(query.magic, kMagic, sizeof(kMagic)) != 0 ||
+    if (n != sizeof(query) || std::memcmp(query.magic, kDiscoveryMagic, sizeof(kDiscoveryMagic)) != 0 ||
         le32toh(query.kind) != kQuery || le32toh(query.id) != id_ || query.server != server_.s_addr) {
       continue;  // not for us (another server, a stray datagram)
     }
@@ -132,7 +132,7 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
                        provider.c_str(), ipv4_text(local).c_str(), errno_text(errno).c_str());
   }
   Message query{};
-  std::memcpy(query.magic, kMagic, sizeof(kMagic));
+  std::memcpy(query.magic, kDiscoveryMagic, sizeof(kDiscoveryMagic));
   query.kind = htole32(kQuery);
   query.id = htole32(id);
   query.server = server.s_addr;
@@ -158,7 +158,7 @@ Status discover_port(in_addr server, uint32_t id, Deadline deadline, const std::
       socklen_t from_len = sizeof(from);
       const ssize_t n = recvfrom(fd.get(), &reply, sizeof(reply), MSG_DONTWAIT,
                                  reinterpret_cast<sockaddr*>(&from), &from_len);
-      if (n == sizeof(reply) && std::memcmp(reply.magic, kMagic, sizeof(kMagic)) == 0 &&
+      if (n == sizeof(reply) && std::memcmp(reply.magic, kDiscoveryMagic, sizeof(kDiscoveryMagic)) == 0 &&
           le32toh(reply.kind) == kAnswer && reply.nonce == query.nonce && le32toh(reply.id) == id &&
           reply.server == server.s_addr && le16toh(reply.port) != 0) {
         port = le16toh(reply.port);

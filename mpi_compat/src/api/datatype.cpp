@@ -21,7 +21,7 @@ const Type& old_type(MPI_Datatype dt, const char* fn, const char* arg = "oldtype
   return *find_type(dt);
 }
 
-void check_count(int count, const char* fn, const char* arg = "count") {
+void check_type_count(int count, const char* fn, const char* arg = "count") {
   if (count < 0)
     fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument " + arg + ")");
 }
@@ -82,7 +82,7 @@ int publish(TypeBuilder& b, MPI_Datatype* newtype) {
 template <class Disp>
 int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* disps, bool bytes,
            MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  check_count(count, fn);
+  check_type_count(count, fn);
   check_out(newtype, fn);
   if (bls == nullptr) check_blocklength(one_bl, fn, "blocklength");
   check_array(disps, count, fn, "array_of_displacements");
@@ -104,7 +104,7 @@ int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* di
 
 int vector(const char* fn, int count, int bl, MPI_Aint stride, bool bytes, MPI_Datatype oldtype,
            MPI_Datatype* newtype) {
-  check_count(count, fn);
+  check_type_count(count, fn);
   check_blocklength(bl, fn, "blocklength");
   check_out(newtype, fn);
   const Type& old = old_type(oldtype, fn);
@@ -233,7 +233,7 @@ extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklength
                                        const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_struct";
   return constructor(fn, [&] {
-    check_count(count, fn);
+    check_type_count(count, fn);
     check_out(newtype, fn);
     check_array(array_of_blocklengths, count, fn, "array_of_blocklengths");
     check_array(array_of_displacements, count, fn, "array_of_displacements");

@@ -43,7 +43,7 @@ void check_rank_arg(const CommInfo& c, int rank, const char* fn) {
 }
 
 /// A count or array length >= 0, else MPI_ERR_ARG.
-void check_count(int n, const char* fn, const char* arg) {
+void check_topo_count(int n, const char* fn, const char* arg) {
   if (n < 0)
     fail(MPI_ERR_ARG, fn,
          "invalid " + std::string(arg) + " " + std::to_string(n) + " (argument " + arg + "; >= 0)");
@@ -227,7 +227,7 @@ extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods
     CommInfo& c = check_comm(comm, fn);
     const Topology& t = check_topology(c, MPI_CART, fn);
     const int ndims = int(t.dims.size());
-    check_count(maxdims, fn, "maxdims");
+    check_topo_count(maxdims, fn, "maxdims");
     if (maxdims < ndims) {
       fail(MPI_ERR_ARG, fn,
            "maxdims " + std::to_string(maxdims) + " is less than the topology's " + std::to_string(ndims) +
@@ -280,7 +280,7 @@ extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords
     const Topology& t = check_topology(c, MPI_CART, fn);
     const int ndims = int(t.dims.size());
     check_rank_arg(c, rank, fn);
-    check_count(maxdims, fn, "maxdims");
+    check_topo_count(maxdims, fn, "maxdims");
     if (maxdims < ndims) {
       fail(MPI_ERR_ARG, fn,
            "maxdims " + std::to_string(maxdims) + " is less than the topology's " + std::to_string(ndims) +
@@ -346,8 +346,8 @@ extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
   constexpr const char* fn = "MPI_Graph_get";
   return guarded(fn, comm, [&] {
     const Topology& t = check_topology(check_comm(comm, fn), MPI_GRAPH, fn);
-    check_count(maxindex, fn, "maxindex");
-    check_count(maxedges, fn, "maxedges");
+    check_topo_count(maxindex, fn, "maxindex");
+    check_topo_count(maxedges, fn, "maxedges");
     // At most maxindex / maxedges entries (the lengths of the caller's arrays).
     const std::size_t ni = std::min(std::size_t(maxindex), t.index.size());
     const std::size_t ne = std::min(std::size_t(maxedges), t.edges.size());
@@ -389,7 +389,7 @@ extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
     CommInfo& c = check_comm(comm, fn);
     const Topology& t = check_topology(c, MPI_GRAPH, fn);
     check_rank_arg(c, rank, fn);
-    check_count(maxneighbors, fn, "maxneighbors");
+    check_topo_count(maxneighbors, fn, "maxneighbors");
     auto [first, last] = neighbour_range(t, rank);
     const int n = std::min(maxneighbors, last - first);  // at most maxneighbors (the array's length)
     if (n > 0) check_out(neighbors, fn, "neighbors");

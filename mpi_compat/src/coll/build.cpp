@@ -19,7 +19,7 @@ std::string str(long long v) {
   return std::to_string(v);
 }
 
-void check_count(const char* fn, int count, const char* arg) {
+void check_coll_count(const char* fn, int count, const char* arg) {
   if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + str(count) + " (argument " + arg + ")");
 }
 
@@ -34,7 +34,7 @@ void check_root(const char* fn, const CommInfo& c, int root) {
 /// count items of dt at buf: a valid datatype, and a buffer unless nothing is there.
 void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, const char* buf_arg,
                const char* count_arg, const char* type_arg) {
-  check_count(fn, count, count_arg);
+  check_coll_count(fn, count, count_arg);
   if (dt == MPI_DATATYPE_NULL)
     fail(MPI_ERR_TYPE, fn, std::string("invalid datatype MPI_DATATYPE_NULL (argument ") + type_arg + ")");
   try {
@@ -145,7 +145,7 @@ ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op) {
 }
 
 void check_reduction(const char* fn, int count, MPI_Datatype dt, MPI_Op op) {
-  check_count(fn, count, "count");
+  check_coll_count(fn, count, "count");
   if (dt == MPI_DATATYPE_NULL)
     fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
   check_type(dt, fn);
@@ -207,7 +207,7 @@ RootedArgs check_rooted(const char* fn, const CommInfo& c, int root, bool gather
       a.counts = ints_copy(root_counts, a.p);
       a.disp = ints_copy(displs, a.p);
     } else {
-      check_count(fn, root_count, all[1]);
+      check_coll_count(fn, root_count, all[1]);
       a.counts = ints_equal(a.p, root_count);
       a.disp = ints_strided(a.p, root_count);
     }
@@ -314,7 +314,7 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
     check_counts(fn, recvcounts, nullptr, p, "recvcounts", nullptr);
     counts.assign(recvcounts, recvcounts + p);
   } else {
-    check_count(fn, recvcount, "recvcount");
+    check_coll_count(fn, recvcount, "recvcount");
   }
   std::size_t total = 0;
   std::vector<std::size_t> first(static_cast<std::size_t>(p));
@@ -442,7 +442,7 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
     counts = ints_copy(recvcounts, p);
     disp = ints_copy(displs, p);
   } else {
-    check_count(fn, recvcount, "recvcount");
+    check_coll_count(fn, recvcount, "recvcount");
     counts = ints_equal(p, recvcount);
     disp = ints_strided(p, recvcount);
   }

@@ -14,7 +14,7 @@ namespace {
 
 const Group g_empty{};
 
-std::unordered_map<MPI_Group, std::unique_ptr<Group>>& registry() {
+std::unordered_map<MPI_Group, std::unique_ptr<Group>>& group_registry() {
   static std::unordered_map<MPI_Group, std::unique_ptr<Group>> r;
   return r;
 }
@@ -23,7 +23,7 @@ std::unordered_map<MPI_Group, std::unique_ptr<Group>>& registry() {
 
 const Group* find_group(MPI_Group group) {
   if (group == MPI_GROUP_EMPTY) return &g_empty;
-  auto& r = registry();
+  auto& r = group_registry();
   auto it = r.find(group);
   return it != r.end() ? it->second.get() : nullptr;
 }
@@ -41,12 +41,12 @@ MPI_Group new_group(std::vector<int> ranks) {
   auto g = std::make_unique<Group>();
   g->ranks = std::move(ranks);
   auto h = reinterpret_cast<MPI_Group>(g.get());
-  registry().emplace(h, std::move(g));
+  group_registry().emplace(h, std::move(g));
   return h;
 }
 
 void free_group(MPI_Group group) {
-  registry().erase(group);
+  group_registry().erase(group);
 }
 
 int group_rank_of(const Group& g, int world_rank) {
