@@ -41,7 +41,7 @@ static void *openPath(void *arg) {
   return NULL;
 }
 
-#define EXPECT(condition)                                                           \
+#define PROVIDERS_EXPECT(condition)                                                 \
   do {                                                                              \
     if (!(condition)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
@@ -52,32 +52,32 @@ static void *openPath(void *arg) {
 int checkProvidersHeader(void) {
   int failures = 0;
   const int n = count_fn();
-  EXPECT(n >= 10);
-  EXPECT(info_fn(-1) == NULL);
-  EXPECT(info_fn(n) == NULL);
-  EXPECT(find_fn(NULL) == NULL);
-  EXPECT(find_fn("NoSuchProvider") == NULL);
-  EXPECT(find_fn("") == NULL);
+  PROVIDERS_EXPECT(n >= 10);
+  PROVIDERS_EXPECT(info_fn(-1) == NULL);
+  PROVIDERS_EXPECT(info_fn(n) == NULL);
+  PROVIDERS_EXPECT(find_fn(NULL) == NULL);
+  PROVIDERS_EXPECT(find_fn("NoSuchProvider") == NULL);
+  PROVIDERS_EXPECT(find_fn("") == NULL);
   for (int i = 0; i < n; ++i) {
     const TakyonProviderInfo *p = info_fn(i);
-    EXPECT(p != NULL && p->name != NULL && p->peer_name != NULL && p->description != NULL);
+    PROVIDERS_EXPECT(p != NULL && p->name != NULL && p->peer_name != NULL && p->description != NULL);
     if (p == NULL || p->name == NULL || p->peer_name == NULL) continue;
-    EXPECT(find_fn(p->name) == p);
+    PROVIDERS_EXPECT(find_fn(p->name) == p);
     char interconnect[TAKYON_MAX_INTERCONNECT_CHARS];
     snprintf(interconnect, sizeof interconnect, "%s -ID=7", p->name);
-    EXPECT(find_fn(interconnect) == p);
+    PROVIDERS_EXPECT(find_fn(interconnect) == p);
     const TakyonProviderInfo *peer = find_fn(p->peer_name);
-    EXPECT(peer != NULL && strcmp(peer->peer_name, p->name) == 0);
-    EXPECT(p->reach >= TAKYON_REACH_THREADS && p->reach <= TAKYON_REACH_HOSTS);
-    EXPECT(p->addressing != 0);
-    EXPECT(p->sends || p->receives);
+    PROVIDERS_EXPECT(peer != NULL && strcmp(peer->peer_name, p->name) == 0);
+    PROVIDERS_EXPECT(p->reach >= TAKYON_REACH_THREADS && p->reach <= TAKYON_REACH_HOSTS);
+    PROVIDERS_EXPECT(p->addressing != 0);
+    PROVIDERS_EXPECT(p->sends || p->receives);
     /* A pair of one-way providers: one end sends, the other receives. */
-    if (peer != NULL && peer != p) EXPECT(p->sends != peer->sends && p->receives != peer->receives);
-    EXPECT(!p->shares_buffers || !p->app_send_buffers); /* a shared buffer is the receiver's */
-    EXPECT(!p->reliable || p->connected || !p->sends);  /* reliable delivery needs a connection */
+    if (peer != NULL && peer != p) PROVIDERS_EXPECT(p->sends != peer->sends && p->receives != peer->receives);
+    PROVIDERS_EXPECT(!p->shares_buffers || !p->app_send_buffers); /* a shared buffer is the receiver's */
+    PROVIDERS_EXPECT(!p->reliable || p->connected || !p->sends);  /* reliable delivery needs a connection */
   }
   const TakyonProviderInfo *memcpy_row = find_fn("InterThreadMemcpy");
-  EXPECT(memcpy_row != NULL && memcpy_row->available && memcpy_row->reach == TAKYON_REACH_THREADS);
+  PROVIDERS_EXPECT(memcpy_row != NULL && memcpy_row->available && memcpy_row->reach == TAKYON_REACH_THREADS);
 
   /* The row of an open path is the one its interconnect string names (both endpoints). */
   Endpoint endpoints[2] = {{true, NULL, {0}}, {false, NULL, {0}}};
@@ -85,12 +85,13 @@ int checkProvidersHeader(void) {
            900000L + (long)getpid() % 90000L);
   memcpy(endpoints[1].interconnect, endpoints[0].interconnect, sizeof endpoints[1].interconnect);
   pthread_t threads[2];
-  for (int i = 0; i < 2; ++i) EXPECT(pthread_create(&threads[i], NULL, openPath, &endpoints[i]) == 0);
+  for (int i = 0; i < 2; ++i)
+    PROVIDERS_EXPECT(pthread_create(&threads[i], NULL, openPath, &endpoints[i]) == 0);
   for (int i = 0; i < 2; ++i) pthread_join(threads[i], NULL);
   for (int i = 0; i < 2; ++i) {
-    EXPECT(endpoints[i].row != NULL && endpoints[i].row == find_fn("InterThreadPointer"));
-    EXPECT(endpoints[i].row != NULL && endpoints[i].row->shares_buffers);
+    PROVIDERS_EXPECT(endpoints[i].row != NULL && endpoints[i].row == find_fn("InterThreadPointer"));
+    PROVIDERS_EXPECT(endpoints[i].row != NULL && endpoints[i].row->shares_buffers);
   }
-  EXPECT(path_fn(NULL) == NULL);
+  PROVIDERS_EXPECT(path_fn(NULL) == NULL);
   return failures;
 }
