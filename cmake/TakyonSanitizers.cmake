@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: MIT
 # TAKYON_SANITIZE=address -> ASan + UBSan (no recovery); =thread -> TSan. Applies to every target.
 # TAKYON_TEST_ENVIRONMENT: what every test runs with (tests/ and bench/ smoke tests).
+# TAKYON_SANITIZE_FLAGS: what a program the tests compile outside CMake (a README example, an install
+# consumer) needs to link against the sanitized libraries.
 set(TAKYON_TEST_ENVIRONMENT "TAKYON_TEST=1")
+set(TAKYON_SANITIZE_FLAGS "")
 if(TAKYON_SANITIZE STREQUAL "address")
-  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=address,undefined)
+  set(TAKYON_SANITIZE_FLAGS "-fsanitize=address,undefined")
+  add_compile_options(${TAKYON_SANITIZE_FLAGS} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(${TAKYON_SANITIZE_FLAGS})
 elseif(TAKYON_SANITIZE STREQUAL "thread")
-  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=thread)
+  set(TAKYON_SANITIZE_FLAGS "-fsanitize=thread")
+  add_compile_options(${TAKYON_SANITIZE_FLAGS} -fno-omit-frame-pointer)
+  add_link_options(${TAKYON_SANITIZE_FLAGS})
   # UCX's memory hooks patch mmap/munmap, which TSan intercepts too: together they crash any
   # program linked with libtakyon (hence UCX) as it starts. UCX reads this when it loads, so it
   # must be in the environment of every test (each add_test sets ENVIRONMENT from this).
