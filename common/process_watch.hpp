@@ -15,8 +15,9 @@ namespace takyon::common {
 class ProcessWatch {
  public:
   ProcessWatch() = default;
-  /// Starts watching `pid` (> 0). Call it while the process is known alive: a process that has
-  /// already gone gives no pidfd (ESRCH), and the fallback then finds it gone.
+  /// Starts watching `pid`. Call it while the process is known alive: a process that has already
+  /// gone gives no pidfd (ESRCH), and the fallback then finds it gone. A pid of 0 or less watches
+  /// nothing (exited() stays false).
   explicit ProcessWatch(pid_t pid);
 
   /// true once the watched process has exited; false while it runs, or when nothing is watched.
@@ -29,8 +30,5 @@ class ProcessWatch {
   pid_t pid_ = 0;
   UniqueFd pidfd_;
 };
-
-/// Whether /proc says `pid` is a zombie or dead; false where /proc cannot tell.
-[[nodiscard]] bool process_is_zombie(pid_t pid) noexcept;
 
 }  // namespace takyon::common

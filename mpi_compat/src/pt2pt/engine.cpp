@@ -94,10 +94,9 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
     if (r == rank) continue;
     remote_.push_back(r);
     Peer& p = peers_[std::size_t(r)];
-    p.live.pid = pids[std::size_t(r)];
     // Watched from now, while the peer is known alive (it joined the job), so a reused pid never
-    // passes for it; 0 is a peer on another host, which only its path can tell about.
-    if (p.live.pid > 0) p.live.watch = common::ProcessWatch(p.live.pid);
+    // passes for it; pid 0 is a peer on another host, which only its path can tell about.
+    p.live.watch = common::ProcessWatch(pids[std::size_t(r)]);
     void* theirs = inboxes[std::size_t(r)];
     if (theirs == nullptr) continue;  // a path channel (attach_path)
     p.out = shm::RingProducer(layout.cells(theirs, rank), layout.control(theirs, rank), layout.ncells,
@@ -115,7 +114,7 @@ Engine::Engine(int rank, int size, const shm::InboxLayout& layout, std::vector<v
       prefault(layout.cells(theirs, rank), layout.ring_bytes(),  // this rank's ring in the peer's inbox
                layout.cell_bytes);
     }
-    p.copy.cma = cma && p.live.pid > 0;
+    p.copy.cma = cma && p.live.watch.pid() > 0;
   }
 }
 
@@ -400,7 +399,7 @@ bool Engine::peer_gone(int world_rank) const noexcept {
   if (world_rank < 0 || world_rank >= size_ || world_rank == rank_) return false;
   const Peer& p = peers_[std::size_t(world_rank)];
   if (p.live.header != nullptr && p.live.header->finalized.load(std::memory_order_acquire) != 0) return true;
-  return p.live.pid > 0 && exited(p);
+  return exited(p);
 }
 
 void Engine::check_peers() const {
@@ -408,9 +407,9 @@ void Engine::check_peers() const {
     const Peer& p = peers_[std::size_t(r)];
     // A path peer reaches MPI_Finalize's barrier alive; its path reports a disconnect on its own.
     if (p.live.header != nullptr && p.live.header->finalized.load(std::memory_order_acquire) != 0) continue;
-    if (p.live.pid <= 0) continue;  // another host: only its path can tell
+    if (p.live.watch.pid() <= 0) continue;  // another host: only its path can tell
     if (exited(p)) {
-      throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.live.pid) +
+      throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.live.watch.pid()) +
                         ") exited without calling MPI_Finalize");
     }
   }

@@ -216,9 +216,8 @@ class Engine {
     /// Liveness (engine.cpp: exited, check_peers).
     struct Liveness {
       const shm::InboxHeader* header = nullptr;  ///< the peer's inbox (its finalized flag); nullptr: a path
-      int pid = 0;
-      /// Whether the process exited (pidfd, else kill(pid, 0) and /proc); watches nothing for a peer
-      /// on another host (pid 0).
+      /// The peer's process: its pid and whether it exited (pidfd, else kill(pid, 0) and /proc); pid 0
+      /// for a peer on another host, which it never reports gone.
       common::ProcessWatch watch;
     } live;
   };

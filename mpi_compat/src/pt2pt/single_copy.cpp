@@ -66,7 +66,7 @@ bool Engine::read_range(Peer& p, Request* r, std::uint64_t addr, std::size_t fro
   while (done < to) {
     iovec local{static_cast<char*>(r->buf) + done, to - done};
     iovec remote{reinterpret_cast<void*>(std::uintptr_t(addr + done)), to - done};
-    ssize_t n = process_vm_readv(p.live.pid, &local, 1, &remote, 1, 0);
+    ssize_t n = process_vm_readv(p.live.watch.pid(), &local, 1, &remote, 1, 0);
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
       // Not permitted here (seccomp, ptrace rules), or no such memory: the pipeline, for good.
@@ -105,7 +105,7 @@ bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, st
   while (done < bytes) {
     iovec local{static_cast<char*>(r->buf) + done, bytes - done};
     iovec remote{reinterpret_cast<void*>(std::uintptr_t(addr + done)), bytes - done};
-    ssize_t n = process_vm_writev(p.live.pid, &local, 1, &remote, 1, 0);
+    ssize_t n = process_vm_writev(p.live.watch.pid(), &local, 1, &remote, 1, 0);
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
       return false;  // the receiver reads the tail itself (what was written it overwrites alike)
