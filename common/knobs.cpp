@@ -406,8 +406,9 @@ std::int64_t knob_integer(KnobId id) {
 
 int knob_choice(KnobId id) {
   const std::string v = knob_text(id);
-  if (const std::string problem = problem_of(knob(id), v); !problem.empty()) throw KnobError(problem);
-  return choice_index(knob(id), v);
+  const int index = choice_index(knob(id), v);
+  if (index < 0) throw KnobError(problem_of(knob(id), v));
+  return index;
 }
 
 }  // namespace takyon::common

@@ -383,10 +383,6 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
 TAKYON_MPI_WEAK_ALIAS(Barrier)
 
 extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  return guarded("MPI_Ibarrier", comm, [&] {
-    if (request == nullptr) fail(MPI_ERR_ARG, "MPI_Ibarrier", "request is NULL (argument request)");
-    *request = start_nonblocking(build_barrier("MPI_Ibarrier", comm));
-    return MPI_SUCCESS;
-  });
+  return nonblocking("MPI_Ibarrier", comm, request, [&] { return build_barrier("MPI_Ibarrier", comm); });
 }
 TAKYON_MPI_WEAK_ALIAS(Ibarrier)
