@@ -3,12 +3,14 @@
 #include "common/shm_object.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "common/sys.hpp"
 
@@ -16,6 +18,17 @@ namespace takyon::common {
 
 std::string SysError::text() const {
   return std::string(call) + ": " + std::strerror(err);
+}
+
+std::string uid_text(uid_t uid) {
+  std::string text = "uid " + std::to_string(uid);
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(4096);
+  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+    text += std::string(" (") + found->pw_name + ")";
+  }
+  return text;
 }
 
 ShmObject::ShmObject(ShmObject&& other) noexcept
@@ -39,9 +52,18 @@ bool ShmObject::create(const std::string& name, SysError& error) {
   close();
   name_ = name;
   fd_.reset(sys::ops().shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (fd_.valid()) return true;
-  error = {"shm_open", errno};
-  return false;
+  if (!fd_.valid()) {
+    error = {"shm_open", errno};
+    return false;
+  }
+  // A umask may have taken bits away; peers that check the mode expect exactly 0600.
+  if (fchmod(fd_.get(), 0600) != 0) {
+    error = {"fchmod", errno};
+    sys::ops().shm_unlink(name.c_str());
+    fd_.reset();
+    return false;
+  }
+  return true;
 }
 
 bool ShmObject::open(const std::string& name, SysError& error) {
@@ -63,9 +85,29 @@ bool ShmObject::current_size(std::uint64_t& bytes, SysError& error) const {
   return true;
 }
 
+bool ShmObject::owner(uid_t& uid, mode_t& mode, SysError& error) const {
+  struct stat st {};
+  if (fstat(fd_.get(), &st) != 0) {
+    error = {"fstat", errno};
+    return false;
+  }
+  uid = st.st_uid;
+  mode = st.st_mode & 07777;
+  return true;
+}
+
 bool ShmObject::resize(std::uint64_t bytes, SysError& error) {
-  if (sys::ops().ftruncate(fd_.get(), static_cast<off_t>(bytes)) == 0) return true;
-  error = {"ftruncate", errno};
+  if (sys::ops().ftruncate(fd_.get(), static_cast<off_t>(bytes)) != 0) {
+    error = {"ftruncate", errno};
+    return false;
+  }
+  if (bytes == 0) return true;  // posix_fallocate refuses a length of 0
+  int err = 0;
+  do {
+    err = sys::ops().posix_fallocate(fd_.get(), 0, static_cast<off_t>(bytes));
+  } while (err == EINTR);
+  if (err == 0) return true;
+  error = {"posix_fallocate", err};
   return false;
 }
 

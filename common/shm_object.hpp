@@ -6,6 +6,8 @@
 // (common/sys.hpp), so tests can make each one fail; a failure reports the call and its errno.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,6 +24,9 @@ struct SysError {
   [[nodiscard]] std::string text() const;
 };
 
+/// "uid 65534 (nobody)": a user id, with its name where the system can resolve it.
+[[nodiscard]] std::string uid_text(uid_t uid);
+
 class ShmObject {
  public:
   ShmObject() = default;
@@ -31,14 +36,19 @@ class ShmObject {
   ShmObject(const ShmObject&) = delete;
   ShmObject& operator=(const ShmObject&) = delete;
 
-  /// Creates `name` ("/takyon-..."), readable and writable by this user only; fails with EEXIST
-  /// when the name is taken. Closes whatever this object held first.
+  /// Creates `name` ("/takyon-..."), mode 0600 whatever the umask (readable and writable by this
+  /// user only); fails with EEXIST when the name is taken. Closes whatever this object held first.
   bool create(const std::string& name, SysError& error);
   /// Opens the existing object `name` read-write (ENOENT when there is none).
   bool open(const std::string& name, SysError& error);
   /// The object's current size (fstat).
   bool current_size(std::uint64_t& bytes, SysError& error) const;
-  /// Sets the size (ftruncate); the new bytes read as zero.
+  /// Its owner and permission bits (fstat): `mode` holds the bits of 07777 only.
+  bool owner(uid_t& uid, mode_t& mode, SysError& error) const;
+  /// Sets the size (ftruncate) and reserves the memory behind the first `bytes` bytes
+  /// (posix_fallocate): tmpfs sizes a file without checking for space, and the first touch of a page
+  /// it cannot back would be a SIGBUS, so a full /dev/shm is this call's failure instead
+  /// ({"posix_fallocate", ENOSPC}). The new bytes read as zero.
   bool resize(std::uint64_t bytes, SysError& error);
   /// Maps the first `bytes` bytes read-write and shared.
   bool map(std::uint64_t bytes, SysError& error);

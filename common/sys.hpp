@@ -15,6 +15,8 @@ struct Ops {
   int (*shm_open)(const char* name, int oflag, mode_t mode);
   int (*shm_unlink)(const char* name);
   int (*ftruncate)(int fd, off_t length);
+  /// As posix_fallocate: returns 0 or the error number (errno is not set).
+  int (*posix_fallocate)(int fd, off_t offset, off_t length);
   void* (*mmap)(void* addr, size_t length, int prot, int flags, int fd, off_t offset);
   int (*munmap)(void* addr, size_t length);
   int (*flock)(int fd, int operation);
