@@ -2,7 +2,12 @@
 // Job ids and secrets.
 #include "job_id.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -74,6 +79,41 @@ std::string random_hex(size_t bytes) {
     out.push_back(kDigits[b & 0xf]);
   }
   return out;
+}
+
+std::string mpi_inbox_name(std::string_view job_id, int rank, std::string_view key) {
+  return "/takyon-mpi-" + std::string(job_id) + "-" + std::to_string(rank) + "-" + std::string(key);
+}
+
+bool is_inbox_key(std::string_view key) noexcept {
+  if (key.size() != 2 * kInboxKeyBytes) return false;
+  for (char c : key) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+void remove_mpi_inboxes(std::string_view job_id) noexcept {
+  const std::string prefix = "takyon-mpi-" + std::string(job_id) + "-";
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return;
+  while (const dirent* e = readdir(dir)) {
+    const std::string_view name(e->d_name);
+    if (!name.starts_with(prefix)) continue;
+    // "<rank>-<key>" after the prefix, exactly: another job's id may start like this one's.
+    const std::string_view rest = name.substr(prefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string_view::npos || !is_inbox_key(rest.substr(dash + 1))) continue;
+    if (rest.substr(0, dash).find_first_not_of("0123456789") != std::string_view::npos) continue;
+    // Only this user's: /dev/shm is shared, and root could remove anyone's file there.
+    struct stat st {};
+    if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != geteuid()) {
+      continue;
+    }
+    (void)shm_unlink(("/" + std::string(name)).c_str());
+  }
+  closedir(dir);
 }
 
 uint32_t mpi_path_id_base(std::string_view job_id) noexcept {

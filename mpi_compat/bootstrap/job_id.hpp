@@ -27,6 +27,18 @@ inline constexpr size_t kMaxJobIdChars = 32;
 /// shared-memory segments of paths a killed job never destroyed.
 [[nodiscard]] uint32_t mpi_path_id_base(std::string_view job_id) noexcept;
 
+/// Random bytes in an MPI inbox's name (hex doubles them).
+inline constexpr size_t kInboxKeyBytes = 16;
+/// The /dev/shm name of rank `rank`'s inbox: "/takyon-mpi-<job_id>-<rank>-<key>". `key` is
+/// random_hex(kInboxKeyBytes), made by the rank and published through the bootstrap, so no other
+/// local user can create the name first (job ids are predictable: PMIx namespaces).
+[[nodiscard]] std::string mpi_inbox_name(std::string_view job_id, int rank, std::string_view key);
+/// Whether `key` is one random_hex(kInboxKeyBytes) makes (what a peer's record must hold).
+[[nodiscard]] bool is_inbox_key(std::string_view key) noexcept;
+/// Removes the inboxes of job `job_id` (mpi_inbox_name's form) that this user owns from /dev/shm:
+/// what ranks killed during MPI_Init left behind. For takyon-run, once all ranks are gone.
+void remove_mpi_inboxes(std::string_view job_id) noexcept;
+
 /// 64-bit FNV-1a.
 [[nodiscard]] uint64_t fnv1a64(std::string_view data) noexcept;
 

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 // MPI_Init / MPI_Finalize / MPI_Abort state (see runtime.hpp).
 //
-// Init: bootstrap -> allgather (host, boot id, pid) -> which peers use shm inboxes (same host, no
-// forced provider) -> create my inbox -> barrier -> map those peers' inboxes -> barrier -> unlink mine
-// (a crash leaves no file behind) -> if any pair needs a Takyon path: allgather (ID base, Ucx server
-// address and ports) -> barrier -> create my paths in ascending peer order -> barrier.
-// Every rank creates its paths in the order of the pairs (lower rank, higher rank), and takyonCreate
-// waits for its peer, so the smallest unfinished pair always has both ends waiting on it: no deadlock.
+// Init: bootstrap -> allgather (host, boot id, pid, inbox key) -> which peers use shm inboxes (same
+// host, no forced provider) -> create my inbox -> barrier -> map those peers' inboxes -> barrier ->
+// unlink mine (a crash leaves no file behind) -> if any pair needs a Takyon path: allgather (ID base, Ucx
+// server address and ports) -> barrier -> create my paths in ascending peer order -> barrier. Every rank
+// creates its paths in the order of the pairs (lower rank, higher rank), and takyonCreate waits for its peer,
+// so the smallest unfinished pair always has both ends waiting on it: no deadlock.
 #include "runtime.hpp"
 
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,14 +49,14 @@ namespace {
 
 struct Runtime {
   std::unique_ptr<Bootstrap> boot;
-  std::vector<shm::Segment> inboxes;  ///< indexed by rank; [rank] is this rank's own
+  std::vector<shm::Segment> inboxes;     ///< indexed by rank; [rank] is this rank's own
+  std::vector<std::string> inbox_names;  ///< indexed by rank; "" for a rank with no inbox name known
   shm::InboxLayout layout;
   std::unique_ptr<Engine> engine;
   int thread_level = MPI_THREAD_SINGLE;
   pthread_t main_thread{};
   int rank = -1;
   int size = 0;
-  std::string job_id;
   bool oversubscribed = false;  ///< node_oversubscribed()
 };
 
@@ -77,7 +78,8 @@ struct PeerRecord {
   std::string host;
   std::string boot_id;
   int pid = 0;
-  cpu_set_t cpus{};  ///< the CPUs that rank may run on
+  std::string inbox_key;  ///< the random part of its inbox's name (mpi_inbox_name)
+  cpu_set_t cpus{};       ///< the CPUs that rank may run on
 };
 
 /// This rank's CPU set as a list of CPU numbers ("0,1,4"); empty if the kernel does not say.
@@ -100,6 +102,7 @@ PeerRecord parse_record(const std::string& s) {
   std::string pid;
   std::getline(in, pid);
   r.pid = std::atoi(pid.c_str());
+  std::getline(in, r.inbox_key);
   CPU_ZERO(&r.cpus);
   std::string cpu;
   while (std::getline(in, cpu, ',')) {
@@ -162,14 +165,32 @@ void create_paths(Bootstrap& boot, Engine& engine, const ProviderChoice& choice,
   boot.barrier();
 }
 
-std::string inbox_name(const std::string& job_id, int rank) {
-  return "/takyon-mpi-" + job_id + "-" + std::to_string(rank);
-}
-
 /// Removes the names of every rank's inbox (mappings stay valid). Any rank that gets past the
 /// second init barrier, or aborts, does this, so a job killed around MPI_Init leaves no file.
-void unlink_all_inboxes(const std::string& job_id, int size) {
-  for (int r = 0; r < size; ++r) shm_unlink(inbox_name(job_id, r).c_str());
+/// (takyon-run removes what a job killed earlier left: remove_mpi_inboxes.)
+void unlink_all_inboxes(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (!name.empty()) shm_unlink(name.c_str());
+  }
+}
+
+/// "12582912 bytes free": what /dev/shm has left, for the message of an inbox that did not fit.
+std::string shm_free_text() {
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) != 0) return "its free space unknown";
+  return std::to_string(std::uint64_t(fs.f_bavail) * fs.f_frsize) + " bytes free";
+}
+
+/// Creates this rank's inbox; a full /dev/shm is an error that says so and how much was needed.
+shm::Segment create_inbox(const std::string& name, int rank, std::size_t bytes) {
+  try {
+    return shm::Segment::create(name, bytes);
+  } catch (const shm::SegmentError& e) {
+    if (!e.out_of_space()) throw;
+    fail(MPI_ERR_NO_MEM, "MPI_Init",
+         "not enough space in /dev/shm for rank " + std::to_string(rank) + "'s inbox (" +
+             std::to_string(bytes) + " bytes; /dev/shm has " + shm_free_text() + "): " + e.sys().text());
+  }
 }
 
 /// An unbound rank (a CPU set of more than one CPU) among others on this host: moves it to its home
@@ -255,13 +276,21 @@ int runtime_init(int required) {
   const JobInfo& job = rt->boot->job();
   rt->rank = job.rank;
   rt->size = job.size;
-  rt->job_id = job.job_id;
   try {
-    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" + allowed_cpu_list();
+    std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" +
+                     random_hex(kInboxKeyBytes) + "\n" + allowed_cpu_list();
     std::vector<std::string> all = rt->boot->allgather(me);
     std::vector<PeerRecord> records;
     records.reserve(all.size());
     for (const std::string& s : all) records.push_back(parse_record(s));
+    rt->inbox_names.resize(std::size_t(job.size));
+    for (int r = 0; r < job.size; ++r) {
+      const std::string& key = records[std::size_t(r)].inbox_key;
+      if (!is_inbox_key(key)) {
+        fail(MPI_ERR_INTERN, "MPI_Init", "rank " + std::to_string(r) + " published no valid inbox key");
+      }
+      rt->inbox_names[std::size_t(r)] = mpi_inbox_name(job.job_id, r, key);
+    }
     const PeerRecord& mine = records[std::size_t(job.rank)];
     std::vector<int> pids(std::size_t(job.size));
     std::vector<bool> uses_shm(std::size_t(job.size), false);
@@ -299,7 +328,7 @@ int runtime_init(int required) {
     rt->inboxes.resize(std::size_t(job.size));
     shm::Segment& own = rt->inboxes[std::size_t(job.rank)];
     if (any_shm) {
-      own = shm::Segment::create(inbox_name(job.job_id, job.rank), layout.total_bytes());
+      own = create_inbox(rt->inbox_names[std::size_t(job.rank)], job.rank, layout.total_bytes());
       auto* header = static_cast<shm::InboxHeader*>(own.data());
       header->nranks = layout.nranks;
       header->ncells = layout.ncells;
@@ -320,7 +349,11 @@ int runtime_init(int required) {
       if (r != job.rank && !uses_shm[std::size_t(r)]) continue;  // a path, or no inbox of my own
       if (r == job.rank && !any_shm) continue;
       if (r != job.rank) {
-        rt->inboxes[std::size_t(r)] = shm::Segment::open(inbox_name(job.job_id, r));
+        try {
+          rt->inboxes[std::size_t(r)] = shm::Segment::open(rt->inbox_names[std::size_t(r)]);
+        } catch (const shm::SegmentError& e) {
+          fail(MPI_ERR_OTHER, "MPI_Init", "rank " + std::to_string(r) + "'s inbox: " + e.what());
+        }
         const auto* h = static_cast<const shm::InboxHeader*>(rt->inboxes[std::size_t(r)].data());
         if (rt->inboxes[std::size_t(r)].size() != layout.total_bytes() || h->magic != shm::kInboxMagic) {
           fail(MPI_ERR_INTERN, "MPI_Init",
@@ -332,7 +365,7 @@ int runtime_init(int required) {
     }
     if (job.size > 1) rt->boot->barrier();
     if (any_shm) own.unlink();
-    unlink_all_inboxes(job.job_id, job.size);
+    unlink_all_inboxes(rt->inbox_names);
     rt->engine = std::make_unique<Engine>(job.rank, job.size, layout, std::move(bases), std::move(pids));
     if (job_has_paths) create_paths(*rt->boot, *rt->engine, choice, needs_path, job.rank, job.size);
   } catch (const BootstrapError& e) {
@@ -388,7 +421,7 @@ void abort_job(int code, const std::string& why) {
   std::fflush(stderr);
   if (g_rt != nullptr) {
     CpuWatch::stop();
-    unlink_all_inboxes(g_rt->job_id, g_rt->size);
+    unlink_all_inboxes(g_rt->inbox_names);
     g_rt->boot->abort(code, why);
   }
   _exit(code);

@@ -153,18 +153,15 @@ int Job::run() {
   return exit_code_;
 }
 
-// libtakyon_mpi's ranks unlink their inboxes (/dev/shm/takyon-mpi-<job>-<rank>) once every rank
-// has mapped them; a job killed before that point would leave them behind. All ranks are gone
-// now, so the names are unused: remove exactly this job's.
+// libtakyon_mpi's ranks unlink their inboxes (/dev/shm/takyon-mpi-<job>-<rank>-<random key>) once
+// every rank has mapped them; a job killed before that point would leave them behind. All ranks are
+// gone now, so the names are unused: remove exactly this job's (remove_mpi_inboxes).
 // Likewise the segments of the Takyon paths libtakyon_mpi creates when TAKYON_MPI_PROVIDER forces
 // a shared-memory provider (/dev/shm/takyon-<uid>-<provider>-<id>-<A|B>, the core's names; the IDs
 // from mpi_path_id_base()).
 void Job::remove_rank_segments() const {
   const int n = opts_.nranks;
-  for (int rank = 0; rank < n; ++rank) {
-    const std::string name = "/takyon-mpi-" + job_id_ + "-" + std::to_string(rank);
-    (void)::shm_unlink(name.c_str());
-  }
+  remove_mpi_inboxes(job_id_);
   const uint32_t base = mpi_path_id_base(job_id_);
   const std::string prefix = "/takyon-" + std::to_string(::getuid()) + "-";
   for (const char* provider : {"InterProcessMemcpy", "InterProcessPointer"}) {

@@ -213,7 +213,8 @@ int main(int argc, char** argv) {
     const char* job_id = std::getenv("TAKYON_RUN_JOB_ID");
     const int size = env_int("TAKYON_RUN_SIZE", 1);
     if (job_id == nullptr) die("leave-segments needs TAKYON_RUN_JOB_ID");
-    std::vector<std::string> names{"/takyon-mpi-" + std::string(job_id) + "-" + std::to_string(env_rank)};
+    std::vector<std::string> names{
+        takyon::mpi::mpi_inbox_name(job_id, env_rank, takyon::mpi::random_hex(takyon::mpi::kInboxKeyBytes))};
     if (env_rank == 0) {
       const uint32_t base = takyon::mpi::mpi_path_id_base(job_id);
       for (int lo = 0; lo < size; ++lo) {
