@@ -75,6 +75,21 @@ bool ShmObject::open(const std::string& name, SysError& error) {
   return false;
 }
 
+bool ShmObject::create_anonymous(const std::string& label, SysError& error) {
+  close();
+  name_ = label;
+  fd_.reset(sys::ops().memfd_create(label.c_str(), MFD_CLOEXEC));
+  if (fd_.valid()) return true;
+  error = {"memfd_create", errno};
+  return false;
+}
+
+void ShmObject::adopt(UniqueFd fd, const std::string& label) {
+  close();
+  name_ = label;
+  fd_ = std::move(fd);
+}
+
 bool ShmObject::current_size(std::uint64_t& bytes, SysError& error) const {
   struct stat st {};
   if (fstat(fd_.get(), &st) != 0) {
@@ -135,7 +150,8 @@ void ShmObject::unlink_if_ours() noexcept {
 }
 
 void ShmObject::unlink() noexcept {
-  if (!name_.empty()) sys::ops().shm_unlink(name_.c_str());
+  if (name_.starts_with('/'))
+    sys::ops().shm_unlink(name_.c_str());  // anonymous objects have no name to remove
 }
 
 void ShmObject::close() noexcept {

@@ -41,6 +41,12 @@ class ShmObject {
   bool create(const std::string& name, SysError& error);
   /// Opens the existing object `name` read-write (ENOENT when there is none).
   bool open(const std::string& name, SysError& error);
+  /// Creates an object with no name in /dev/shm (memfd_create): nobody can open, squat or leave
+  /// it behind; it is shared by passing its descriptor. `label` names it in messages and in
+  /// /proc/<pid>/fd. Closes whatever this object held first.
+  bool create_anonymous(const std::string& label, SysError& error);
+  /// Takes over `fd`, an object created by another process's create_anonymous.
+  void adopt(UniqueFd fd, const std::string& label);
   /// The object's current size (fstat).
   bool current_size(std::uint64_t& bytes, SysError& error) const;
   /// Its owner and permission bits (fstat): `mode` holds the bits of 07777 only.

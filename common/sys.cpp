@@ -27,7 +27,8 @@ int real_pidfd_open(pid_t pid) {
 }
 
 constexpr Ops kRealOps = {
-    ::shm_open, ::shm_unlink, ::ftruncate, ::posix_fallocate, ::mmap, ::munmap, ::flock, real_pidfd_open,
+    ::shm_open, ::shm_unlink, ::ftruncate,     ::posix_fallocate, ::mmap,
+    ::munmap,   ::flock,      real_pidfd_open, ::memfd_create,
 };
 
 Ops g_ops = kRealOps;

@@ -21,6 +21,7 @@ struct Ops {
   int (*munmap)(void* addr, size_t length);
   int (*flock)(int fd, int operation);
   int (*pidfd_open)(pid_t pid);
+  int (*memfd_create)(const char* name, unsigned int flags);
 };
 
 /// The live table (defaults: the real system calls).

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: MIT
-// Inter-process backend: each endpoint publishes a segment (its mailbox and receive buffers) and
-// maps its peer's; a nonce handshake pairs the two current incarnations; a pidfd tells when the
-// peer process is gone.
+// Inter-process backend: each endpoint creates its segment (its mailbox and receive buffers) as
+// anonymous shared memory; the two endpoints meet on an abstract Unix socket where each side
+// checks that the other is its own user's process, trade their segments' descriptors and their
+// verdicts on each other's layout, and map each other's segment; a pidfd tells when the peer
+// process is gone.
 #include "backends/inter_process/inter_process_backend.hpp"
 
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 
 #include "backends/common/layout_check.hpp"
 #include "backends/common/mailbox.hpp"
 #include "backends/inter_process/shm_segment.hpp"
+#include "backends/net/stream_connect.hpp"
 #include "buffer_alloc.hpp"
 #include "common/process_watch.hpp"
 
@@ -35,6 +40,166 @@ class PidMonitor final : public PeerMonitor {
   common::ProcessWatch watch_;
 };
 
+// What each endpoint sends first on the socket, with its segment's descriptor attached.
+struct Hello {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t pointer;
+};
+constexpr uint64_t kHelloMagic = 0x54414b594f4e4950ull;  // "TAKYONIP"
+constexpr uint32_t kHelloVersion = 1;
+
+// Then its verdict on the peer's layout: accepted, or why not.
+struct Verdict {
+  uint32_t accepted;
+  char reason[508];
+};
+
+// The pairing conversation on the connected socket, bounded by the create deadline.
+class Pairing {
+ public:
+  Pairing(const StreamConnection& stream, char peer_side, Deadline deadline, ErrorLog& log)
+      : fd_(stream.fd.get()), peer_side_(peer_side), deadline_(deadline), log_(log) {}
+
+  Status send_hello(const Hello& hello, int segment_fd) {
+    iovec iov{const_cast<Hello*>(&hello), sizeof(hello)};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &segment_fd, sizeof(int));
+    for (;;) {
+      const ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL);
+      if (n == static_cast<ssize_t>(sizeof(hello))) return Status::kOk;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        if (wait(POLLOUT) != Status::kOk) return log_.status();
+        continue;
+      }
+      return TAKYON_FAIL(
+          log_, n < 0 && errno != EPIPE && errno != ECONNRESET ? Status::kSystem : Status::kDisconnected,
+          "sending this endpoint's shared memory to endpoint %c failed: %s", peer_side_,
+          n < 0 ? errno_text(errno).c_str() : "short write");
+    }
+  }
+
+  // Reads the peer's hello and takes the descriptor that came with it.
+  Status recv_hello(Hello& hello, common::UniqueFd& segment_fd) {
+    auto* bytes = reinterpret_cast<char*>(&hello);
+    size_t got = 0;
+    while (got < sizeof(hello)) {
+      iovec iov{bytes + got, sizeof(hello) - got};
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
+      msghdr msg{};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof(control);
+      const ssize_t n = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        if (wait(POLLIN) != Status::kOk) return log_.status();
+        continue;
+      }
+      if (n <= 0) return gone(n, "its shared memory");
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; ++i) {
+          int received = -1;
+          std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+          if (!segment_fd.valid() && i == 0) {
+            segment_fd.reset(received);
+          } else {
+            ::close(received);  // more than the one expected: not a Takyon endpoint
+          }
+        }
+      }
+      if ((msg.msg_flags & MSG_CTRUNC) != 0) {
+        return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c sent more descriptors than one segment",
+                           peer_side_);
+      }
+      got += static_cast<size_t>(n);
+    }
+    if (hello.magic != kHelloMagic || hello.version != kHelloVersion) {
+      return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c is not a %s endpoint of this Takyon version",
+                         peer_side_, "shared-memory");
+    }
+    if (!segment_fd.valid()) {
+      return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c sent no shared memory", peer_side_);
+    }
+    return Status::kOk;
+  }
+
+  Status send_verdict(const Verdict& verdict) {
+    const auto* bytes = reinterpret_cast<const char*>(&verdict);
+    size_t sent = 0;
+    while (sent < sizeof(verdict)) {
+      const ssize_t n = ::send(fd_, bytes + sent, sizeof(verdict) - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        sent += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && errno == EAGAIN) {
+        if (wait(POLLOUT) != Status::kOk) return log_.status();
+      } else {
+        return TAKYON_FAIL(log_, Status::kDisconnected, "endpoint %c went away during create: %s", peer_side_,
+                           n < 0 ? errno_text(errno).c_str() : "short write");
+      }
+    }
+    return Status::kOk;
+  }
+
+  Status recv_verdict(Verdict& verdict) {
+    auto* bytes = reinterpret_cast<char*>(&verdict);
+    size_t got = 0;
+    while (got < sizeof(verdict)) {
+      const ssize_t n = ::recv(fd_, bytes + got, sizeof(verdict) - got, MSG_DONTWAIT);
+      if (n > 0) {
+        got += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && errno == EAGAIN) {
+        if (wait(POLLIN) != Status::kOk) return log_.status();
+      } else {
+        return gone(n, "its verdict on this endpoint");
+      }
+    }
+    verdict.reason[sizeof(verdict.reason) - 1] = '\0';
+    return Status::kOk;
+  }
+
+ private:
+  Status wait(short events) {
+    short revents = 0;
+    const Status waited = wait_fd(fd_, events, deadline_, -1, revents, log_);
+    if (waited == Status::kTimedOut) {
+      return TAKYON_FAIL(log_, Status::kTimeout,
+                         "endpoint %c did not finish the pairing within path_create_timeout", peer_side_);
+    }
+    return waited;
+  }
+
+  Status gone(ssize_t n, const char* what) {
+    return TAKYON_FAIL(
+        log_, Status::kDisconnected,
+        "endpoint %c closed the connection before sending %s (its create failed or its process "
+        "exited)%s%s",
+        peer_side_, what, n < 0 ? ": " : "", n < 0 ? errno_text(errno).c_str() : "");
+  }
+
+  int fd_;
+  char peer_side_;
+  Deadline deadline_;
+  ErrorLog& log_;
+};
+
 class InterProcessEndpoint final : public Backend {
  public:
   InterProcessEndpoint(bool pointer, bool polling, ErrorLog& log)
@@ -43,75 +208,67 @@ class InterProcessEndpoint final : public Backend {
   InterProcessEndpoint& operator=(const InterProcessEndpoint&) = delete;
   ~InterProcessEndpoint() override {
     if (mailbox_) mailbox_->close();
-    own_.unlink_and_close();
-    peer_.close();
   }
 
   Status connect(const EndpointConfig& config, Deadline deadline) {
     const ProviderArgs& provider = *config.provider;
     const uint64_t id = provider.number("ID");
+    const char peer_side = config.is_endpoint_a ? 'B' : 'A';
     SegmentLayout layout;
     layout.pointer = pointer_;
     for (const BufferSpec& spec : config.send) layout.send_bytes.push_back(spec.bytes);
     for (const BufferSpec& spec : config.recv) layout.recv_bytes.push_back(spec.bytes);
-    if (own_.create(segment_name(provider.name(), id, config.side()), layout, deadline, log_) !=
-        Status::kOk) {
-      return log_.status();
-    }
-    const std::string peer_name = segment_name(provider.name(), id, config.is_endpoint_a ? 'B' : 'A');
-    SegmentHeader& mine = own_.header();
-    int64_t backoff_ns = 20'000;
-    for (;;) {
-      if (!peer_.mapped()) {
-        const Status opened = peer_.open_peer(peer_name, log_);
-        if (opened != Status::kOk && opened != Status::kTimedOut) return opened;
-        if (opened == Status::kOk) {
-          LayoutView my_view{config.side(), layout.send_bytes, layout.recv_bytes};
-          const std::vector<uint64_t> peer_send = peer_.send_sizes();
-          const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
-          LayoutView peer_view{config.is_endpoint_a ? 'B' : 'A', peer_send, peer_recv};
-          if (peer_.header().pointer != (pointer_ ? 1u : 0u)) {
-            return TAKYON_FAIL(log_, Status::kProtocol,
-                               "the peer endpoint of %s uses a different provider kind", peer_name.c_str());
-          }
-          if (check_layout(my_view, peer_view, pointer_, provider.name(), log_) != Status::kOk) {
-            // Tell the peer, which may be waiting for us, why the pairing is refused.
-            SegmentHeader& theirs = peer_.header();
-            std::snprintf(theirs.reject_reason, sizeof(theirs.reject_reason), "%s", log_.cause().c_str());
-            theirs.rejected.store(1, std::memory_order_release);
-            return log_.status();
-          }
-          mine.peer_nonce.store(peer_.header().nonce, std::memory_order_seq_cst);
-        }
-      }
-      if (mine.rejected.load(std::memory_order_acquire) != 0) {
-        mine.reject_reason[sizeof(mine.reject_reason) - 1] = '\0';
-        return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c refused the pairing: %s",
-                           config.is_endpoint_a ? 'B' : 'A', mine.reject_reason);
-      }
-      if (peer_.mapped()) {
-        const SegmentHeader& theirs = peer_.header();
-        if (theirs.peer_nonce.load(std::memory_order_seq_cst) == mine.nonce) break;  // both paired: connected
-        if (theirs.mailbox.closing.load(std::memory_order_acquire) != 0 || peer_.owner_gone()) {
-          peer_.close();  // an old incarnation on its way out; wait for the new one
-          mine.peer_nonce.store(0, std::memory_order_seq_cst);
-        }
-      }
-      if (deadline.expired()) {
-        return TAKYON_FAIL(log_, Status::kTimeout,
-                           "endpoint %c of '%s' did not appear (shared memory %s) within path_create_timeout",
-                           config.is_endpoint_a ? 'B' : 'A', provider.text().c_str(), peer_name.c_str());
-      }
-      std::this_thread::sleep_for(
-          std::chrono::nanoseconds(std::min(backoff_ns, deadline.remaining_ns(now_ns()))));
-      backoff_ns = std::min<int64_t>(backoff_ns * 2, 2'000'000);
-    }
+    // The segment first, so that lack of memory is reported whether or not the peer is there.
+    const std::string base = strf("takyon-%u-%s-%llu", static_cast<unsigned>(getuid()),
+                                  provider.name().c_str(), static_cast<unsigned long long>(id));
+    if (own_.create(base + "-" + config.side(), layout, log_) != Status::kOk) return log_.status();
 
-    const SegmentHeader& theirs = peer_.header();
-    if (theirs.pid != mine.pid) monitor_ = std::make_unique<PidMonitor>(theirs.pid);
-    mailbox_.emplace(Mailbox::Side{&mine.mailbox, own_.slots()},
-                     Mailbox::Side{&peer_.header().mailbox, peer_.slots()}, static_cast<int>(mine.nsend),
-                     static_cast<int>(mine.nrecv), true, polling_, monitor_.get());
+    // Meet the peer; both sides hold their side's name while the path lives.
+    StreamConnection stream;
+    if (connect_unix_stream(base, config, deadline, log_, stream, true) != Status::kOk) return log_.status();
+    claim_ = std::move(stream.claim);
+    Pairing pairing(stream, peer_side, deadline, log_);
+    const Hello hello{kHelloMagic, kHelloVersion, pointer_ ? 1u : 0u};
+    if (pairing.send_hello(hello, own_.fd()) != Status::kOk) return log_.status();
+    Hello theirs{};
+    common::UniqueFd peer_fd;
+    if (pairing.recv_hello(theirs, peer_fd) != Status::kOk) return log_.status();
+
+    // My verdict on the peer's segment; it may be waiting for it, so it is sent in every case.
+    Verdict mine{};
+    Status checked = Status::kOk;
+    if (theirs.pointer != (pointer_ ? 1u : 0u)) {
+      checked = TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c of '%s' uses a different provider kind",
+                            peer_side, provider.text().c_str());
+    } else if ((checked = peer_.adopt_peer(std::move(peer_fd), base + "-" + peer_side, log_)) ==
+               Status::kOk) {
+      LayoutView my_view{config.side(), layout.send_bytes, layout.recv_bytes};
+      const std::vector<uint64_t> peer_send = peer_.send_sizes();
+      const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
+      LayoutView peer_view{peer_side, peer_send, peer_recv};
+      checked = check_layout(my_view, peer_view, pointer_, provider.name(), log_);
+    }
+    if (checked != Status::kOk) {
+      // Best effort: the peer may be gone already, and this endpoint's own error is the one to report.
+      std::snprintf(mine.reason, sizeof(mine.reason), "%s", log_.cause().c_str());
+      (void)::send(stream.fd.get(), &mine, sizeof(mine), MSG_NOSIGNAL | MSG_DONTWAIT);
+      return checked;
+    }
+    mine.accepted = 1;
+    if (pairing.send_verdict(mine) != Status::kOk) return log_.status();
+    Verdict verdict{};
+    if (pairing.recv_verdict(verdict) != Status::kOk) return log_.status();
+    if (verdict.accepted != 1) {
+      return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c refused the pairing: %s", peer_side,
+                         verdict.reason);
+    }
+    own_.close_fd();
+
+    SegmentHeader& my_header = own_.header();
+    if (stream.peer_pid != getpid()) monitor_ = std::make_unique<PidMonitor>(stream.peer_pid);
+    mailbox_.emplace(Mailbox::Side{&my_header.mailbox, own_.slots()},
+                     Mailbox::Side{&peer_.header().mailbox, peer_.slots()}, static_cast<int>(my_header.nsend),
+                     static_cast<int>(my_header.nrecv), true, polling_, monitor_.get());
     recv_bytes_ = layout.recv_bytes;
     for (uint32_t i = 0; i < layout.recv_bytes.size(); ++i) buffers_.recv.push_back(own_.recv_buffer(i));
     const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
@@ -162,8 +319,9 @@ class InterProcessEndpoint final : public Backend {
       }
     }
     mailbox_.reset();  // it points into the segments unmapped below
-    own_.unlink_and_close();
-    peer_.unlink_if_stale_and_close();  // a crashed peer leaves nothing behind in /dev/shm
+    own_.close();
+    peer_.close();
+    claim_.reset();  // the ID is free again
     return status;
   }
 
@@ -173,6 +331,7 @@ class InterProcessEndpoint final : public Backend {
   ErrorLog& log_;
   ShmSegment own_;
   ShmSegment peer_;
+  common::UniqueFd claim_;  ///< This side's abstract socket name, held while the path lives.
   std::unique_ptr<PidMonitor> monitor_;
   std::optional<Mailbox> mailbox_;
   std::vector<uint64_t> recv_bytes_;

@@ -2,8 +2,13 @@
 // Connecting a byte stream between two endpoints (see stream_connect.hpp): the abstract Unix socket,
 // and TCP server/client with a fixed or a discovered port.
 #include <arpa/inet.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
 #include <linux/tcp.h>
+#include <linux/unix_diag.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -33,18 +38,149 @@ Status finish(common::UniqueFd fd, bool tcp, std::string peer, StreamConnection&
   return Status::kOk;
 }
 
-// ----- InterProcessSocket ----------------------------------------------------------------------
+// ----- Abstract Unix sockets (InterProcessSocket, InterProcess*, Ucx -ID) -------------------------
 
+// An abstract name has no owner and no permissions: any local user can bind or connect to it.
+// So both ends ask the kernel who is at the other end (SO_PEERCRED) and deal only with their own
+// user's processes.
+
+// "uid 65534 (nobody)".
+std::string describe_uid(uid_t uid) {
+  std::string text = strf("uid %u", static_cast<unsigned>(uid));
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[1024];
+  if (getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found) == 0 && found != nullptr) {
+    text += strf(" (%s)", found->pw_name);
+  }
+  return text;
+}
+
+struct UnixName {
+  sockaddr_un addr{};
+  socklen_t len = 0;
+  [[nodiscard]] const sockaddr* sa() const { return reinterpret_cast<const sockaddr*>(&addr); }
+};
+
+UnixName abstract_name(const std::string& name) {
+  UnixName out;
+  out.addr.sun_family = AF_UNIX;
+  std::memcpy(out.addr.sun_path + 1, name.data(), name.size());  // sun_path[0] = '\0': the abstract namespace
+  out.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  return out;
+}
+
+// The user owning the socket bound to abstract `name`, from the kernel's socket table
+// (NETLINK_SOCK_DIAG with UDIAG_SHOW_UID; connecting to ask would disturb a live endpoint A).
+bool owner_of(const std::string& name, uid_t& owner) {
+  const common::UniqueFd nl(socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
+  if (!nl.valid()) return false;
+  struct {
+    nlmsghdr header;
+    unix_diag_req request;
+  } query{};
+  query.header.nlmsg_len = sizeof(query);
+  query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  query.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  query.request.sdiag_family = AF_UNIX;
+  query.request.udiag_states = ~0u;
+  query.request.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_UID;
+  if (send(nl.get(), &query, sizeof(query), 0) != static_cast<ssize_t>(sizeof(query))) return false;
+  const std::string wanted = std::string(1, '\0') + name;
+  // Netlink messages and their attributes are 4-byte aligned records (the NLMSG_*/RTA_* macros'
+  // arithmetic, without their casts).
+  const auto align4 = [](size_t n) { return (n + 3) & ~size_t{3}; };
+  alignas(nlmsghdr) char buffer[32768];
+  for (;;) {
+    const ssize_t got = recv(nl.get(), buffer, sizeof(buffer), 0);
+    if (got <= 0) return false;
+    const auto end = static_cast<size_t>(got);
+    for (size_t at = 0; at + sizeof(nlmsghdr) <= end;) {
+      nlmsghdr h{};
+      std::memcpy(&h, buffer + at, sizeof(h));
+      if (h.nlmsg_len < sizeof(h) || at + h.nlmsg_len > end) break;
+      if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_ERROR) return false;
+      const size_t record_end = at + h.nlmsg_len;
+      bool matches = false;
+      bool has_uid = false;
+      uid_t uid = 0;
+      for (size_t a = at + align4(sizeof(nlmsghdr)) + align4(sizeof(unix_diag_msg));
+           a + sizeof(rtattr) <= record_end;) {
+        rtattr attr{};
+        std::memcpy(&attr, buffer + a, sizeof(attr));
+        if (attr.rta_len < sizeof(attr) || a + attr.rta_len > record_end) break;
+        const char* payload = buffer + a + align4(sizeof(rtattr));
+        const size_t payload_bytes = attr.rta_len - align4(sizeof(rtattr));
+        if (attr.rta_type == UNIX_DIAG_NAME) {
+          matches = payload_bytes == wanted.size() && std::memcmp(payload, wanted.data(), wanted.size()) == 0;
+        } else if (attr.rta_type == UNIX_DIAG_UID && payload_bytes >= sizeof(uid)) {
+          std::memcpy(&uid, payload, sizeof(uid));
+          has_uid = true;
+        }
+        a += align4(attr.rta_len);
+      }
+      if (matches && has_uid) {
+        owner = uid;
+        return true;
+      }
+      at += align4(h.nlmsg_len);
+    }
+  }
+}
+
+// Binds `name`, and listens on it if `listening`; `what` is "endpoint A" or "endpoint B" for the
+// messages. A name already bound is explained: this user's live endpoint, or another user's process.
+Status claim_name(const std::string& name, const char* what, bool listening, const EndpointConfig& config,
+                  ErrorLog& log, common::UniqueFd& out) {
+  const UnixName addr = abstract_name(name);
+  common::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) {
+    return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
+  }
+  if (bind(fd.get(), addr.sa(), addr.len) != 0) {
+    const int err = errno;
+    if (err != EADDRINUSE) {
+      return TAKYON_FAIL(log, Status::kSystem, "bind to @%s failed: %s", name.c_str(),
+                         errno_text(err).c_str());
+    }
+    uid_t owner = 0;
+    if (owner_of(name, owner) && owner != getuid()) {
+      return TAKYON_FAIL(
+          log, Status::kInvalidArgument,
+          "%s of '%s' cannot be created: its abstract Unix socket @%s is held by another user, "
+          "%s; choose another ID",
+          what, config.provider->text().c_str(), name.c_str(), describe_uid(owner).c_str());
+    }
+    return TAKYON_FAIL(log, Status::kInvalidArgument,
+                       "%s of '%s' already exists on this host (abstract Unix socket @%s is bound)", what,
+                       config.provider->text().c_str(), name.c_str());
+  }
+  if (listening && listen(fd.get(), 4) != 0) {
+    return TAKYON_FAIL(log, Status::kSystem, "listen on @%s failed: %s", name.c_str(),
+                       errno_text(errno).c_str());
+  }
+  out = std::move(fd);
+  return Status::kOk;
+}
+
+// Endpoint A: waits for this user's endpoint B; connections of other users are closed at once
+// (and counted for the timeout's message).
 Status accept_unix(int listener, const std::string& name, const EndpointConfig& config, Deadline deadline,
-                   ErrorLog& log, common::UniqueFd& out) {
+                   ErrorLog& log, common::UniqueFd& out, ucred& peer) {
+  int refused = 0;
+  uid_t refused_uid = 0;
   for (;;) {
     short revents = 0;
     const Status waited = wait_fd(listener, POLLIN, deadline, -1, revents, log);
     if (waited == Status::kTimedOut) {
       return TAKYON_FAIL(
           log, Status::kTimeout,
-          "endpoint B of '%s' did not connect (abstract Unix socket @%s) within path_create_timeout",
-          config.provider->text().c_str(), name.c_str());
+          "endpoint B of '%s' did not connect (abstract Unix socket @%s) within path_create_timeout%s",
+          config.provider->text().c_str(), name.c_str(),
+          refused == 0 ? ""
+                       : strf("; refused %d connection(s) from other users (last: %s)", refused,
+                              describe_uid(refused_uid).c_str())
+                             .c_str());
     }
     if (waited != Status::kOk) return waited;
     common::UniqueFd fd(accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
@@ -56,8 +192,11 @@ Status accept_unix(int listener, const std::string& name, const EndpointConfig& 
     ucred cred{};
     socklen_t len = sizeof(cred);
     if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
-      continue;  // another user's process: not our endpoint B; keep waiting for it
+      ++refused;  // another user's process: not our endpoint B; keep waiting for it
+      refused_uid = cred.uid;
+      continue;
     }
+    peer = cred;
     out = std::move(fd);
     return Status::kOk;
   }
@@ -66,36 +205,28 @@ Status accept_unix(int listener, const std::string& name, const EndpointConfig& 
 }  // namespace
 
 Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline,
-                           ErrorLog& log, StreamConnection& out) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path + 1, name.data(), name.size());  // sun_path[0] = '\0': the abstract namespace
-  const auto addr_len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-  const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
-
+                           ErrorLog& log, StreamConnection& out, bool hold_claims) {
+  const UnixName addr = abstract_name(name);
+  // The claims are bound, never listening: a second endpoint of the same side fails to bind,
+  // and a late endpoint B never reaches a listener that is about to go away.
+  if (hold_claims && claim_name(name + (config.is_endpoint_a ? "-A" : "-B"),
+                                config.is_endpoint_a ? "endpoint A" : "endpoint B", false, config, log,
+                                out.claim) != Status::kOk) {
+    return log.status();
+  }
   if (config.is_endpoint_a) {
-    common::UniqueFd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    if (!listener.valid()) {
-      return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
-    }
-    if (bind(listener.get(), sa, addr_len) != 0) {
-      if (errno == EADDRINUSE) {
-        return TAKYON_FAIL(
-            log, Status::kInvalidArgument,
-            "endpoint A of '%s' already exists on this host (abstract Unix socket @%s is bound)",
-            config.provider->text().c_str(), name.c_str());
-      }
-      return TAKYON_FAIL(log, Status::kSystem, "bind to @%s failed: %s", name.c_str(),
-                         errno_text(errno).c_str());
-    }
-    if (listen(listener.get(), 4) != 0) {
-      return TAKYON_FAIL(log, Status::kSystem, "listen on @%s failed: %s", name.c_str(),
-                         errno_text(errno).c_str());
-    }
+    common::UniqueFd listener;
+    if (claim_name(name, "endpoint A", true, config, log, listener) != Status::kOk) return log.status();
     common::UniqueFd fd;
-    if (accept_unix(listener.get(), name, config, deadline, log, fd) != Status::kOk) return log.status();
-    listener.reset();  // the name is free again at once: the ID can be reused
-    return finish(std::move(fd), false, "endpoint B (@" + name + ")", out);
+    ucred peer{};
+    if (accept_unix(listener.get(), name, config, deadline, log, fd, peer) != Status::kOk)
+      return log.status();
+    listener.reset();  // the meeting name is free again at once
+    out.peer_pid = peer.pid;
+    out.tcp = false;
+    out.peer = "endpoint B (@" + name + ")";
+    out.fd = std::move(fd);
+    return Status::kOk;
   }
 
   int64_t backoff_ns = 20'000;
@@ -103,8 +234,26 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
     common::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid())
       return TAKYON_FAIL(log, Status::kSystem, "socket(AF_UNIX) failed: %s", errno_text(errno).c_str());
-    if (connect(fd.get(), sa, addr_len) == 0) {
-      return finish(std::move(fd), false, "endpoint A (@" + name + ")", out);
+    if (connect(fd.get(), addr.sa(), addr.len) == 0) {
+      // Whoever listens there must be this user's endpoint A, before a byte goes either way.
+      ucred cred{};
+      socklen_t len = sizeof(cred);
+      if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        return TAKYON_FAIL(log, Status::kSystem, "SO_PEERCRED on @%s failed: %s", name.c_str(),
+                           errno_text(errno).c_str());
+      }
+      if (cred.uid != getuid()) {
+        return TAKYON_FAIL(log, Status::kProtocol,
+                           "the process listening on @%s as endpoint A of '%s' (process %d) belongs to "
+                           "another user, %s, not to %s: refusing to connect",
+                           name.c_str(), config.provider->text().c_str(), static_cast<int>(cred.pid),
+                           describe_uid(cred.uid).c_str(), describe_uid(getuid()).c_str());
+      }
+      out.peer_pid = cred.pid;
+      out.tcp = false;
+      out.peer = "endpoint A (@" + name + ")";
+      out.fd = std::move(fd);
+      return Status::kOk;
     }
     if (errno != ECONNREFUSED && errno != EAGAIN && errno != ENOENT && errno != EINTR) {
       return TAKYON_FAIL(log, Status::kSystem, "connect to @%s failed: %s", name.c_str(),

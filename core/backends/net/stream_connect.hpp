@@ -15,14 +15,20 @@ namespace takyon::detail {
 /// A connected, non-blocking stream socket and who is at the other end.
 struct StreamConnection {
   common::UniqueFd fd;
-  bool tcp = true;   ///< TCP (link checks apply) or a Unix socket.
-  std::string peer;  ///< "server 10.0.0.1:4000", "endpoint A (@takyon-...)": for messages.
+  bool tcp = true;         ///< TCP (link checks apply) or a Unix socket.
+  std::string peer;        ///< "server 10.0.0.1:4000", "endpoint A (@takyon-...)": for messages.
+  pid_t peer_pid = 0;      ///< Unix sockets: the peer process, as the kernel tells (SO_PEERCRED).
+  common::UniqueFd claim;  ///< Unix sockets with hold_claims: the bound name that keeps this side taken.
 };
 
 /// Endpoint A listens on the abstract Unix socket @`name` and accepts only its own user's
-/// process; endpoint B connects, retrying until A appears or `deadline`.
+/// process; endpoint B connects, retrying until A appears or `deadline`, and goes on only if the
+/// listener is its own user's process (abstract names have no permissions: anyone may bind one).
+/// A name held by another user is an error naming that user. With `hold_claims`, each side first
+/// binds @`name`-A or @`name`-B and returns it in `claim`: while held, a second endpoint of the
+/// same side fails at once.
 Status connect_unix_stream(const std::string& name, const EndpointConfig& config, Deadline deadline,
-                           ErrorLog& log, StreamConnection& out);
+                           ErrorLog& log, StreamConnection& out, bool hold_claims = false);
 
 /// TCP from the provider's `-server|-client -IP=<addr> (-port=<p> | -ID=<n>) [-reuse]`.
 Status connect_tcp_stream(const EndpointConfig& config, Deadline deadline, ErrorLog& log,
