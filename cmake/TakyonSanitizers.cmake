@@ -13,9 +13,9 @@ elseif(TAKYON_SANITIZE STREQUAL "thread")
   set(TAKYON_SANITIZE_FLAGS "-fsanitize=thread")
   add_compile_options(${TAKYON_SANITIZE_FLAGS} -fno-omit-frame-pointer)
   add_link_options(${TAKYON_SANITIZE_FLAGS})
-  # UCX's memory hooks patch mmap/munmap, which TSan intercepts too: together they crash any
-  # program linked with libtakyon (hence UCX) as it starts. UCX reads this when it loads, so it
-  # must be in the environment of every test (each add_test sets ENVIRONMENT from this).
+  # UCX's memory hooks patch mmap/munmap, which TSan intercepts too: together they crash a
+  # program as UCX loads (with its first Ucx path). UCX reads this when it loads, so it must be in
+  # the environment of every test (each add_test sets ENVIRONMENT from this).
   set(TAKYON_TEST_ENVIRONMENT "UCX_MEM_MMAP_HOOK_MODE=none")
 elseif(NOT TAKYON_SANITIZE STREQUAL "")
   message(FATAL_ERROR "TAKYON_SANITIZE must be '', 'address' or 'thread', not '${TAKYON_SANITIZE}'")

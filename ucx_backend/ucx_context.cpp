@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "ucx_context.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
-#include <string_view>
+
+#include "ucx_fd_budget.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -19,13 +23,24 @@ std::map<std::string, std::weak_ptr<UcxContext>>& contexts() {
   return *map;
 }
 
-// UCX 1.13's transport names and aliases (ucx_info -d, and the UCX_TLS documentation).
-constexpr std::string_view kKnownTls[] = {
-    "all",  "self",      "tcp",       "sm",       "shm",      "posix", "sysv",      "cma",
-    "knem", "xpmem",     "ib",        "rc",       "rc_v",     "rc_x",  "rc_verbs",  "rc_mlx5",
-    "ud",   "ud_v",      "ud_x",      "ud_verbs", "ud_mlx5",  "dc",    "dc_x",      "dc_mlx5",
-    "mm",   "cuda",      "cuda_copy", "cuda_ipc", "gdr_copy", "rocm",  "rocm_copy", "rocm_ipc",
-    "ugni", "ugni_rdma", "ugni_udt",  "ugni_smsg"};
+// The number of transport resources (one per transport and device, e.g. tcp/lo, tcp/eth0, sysv/memory)
+// the context chose, from ucp_context_print_info (which has no query of its own). Written into memory:
+// open_memstream needs no descriptor. When it cannot tell, as many as a host with two network
+// interfaces and every shared-memory transport has.
+long count_resources(ucp_context_h context) {
+  constexpr long kUnknown = 8;
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* stream = open_memstream(&text, &size);
+  if (stream == nullptr) return kUnknown;
+  ucp_context_print_info(context, stream);
+  std::fclose(stream);
+  long count = 0;
+  for (const char* at = text; at != nullptr && (at = std::strstr(at, "resource ")) != nullptr; at += 9)
+    ++count;
+  std::free(text);  // NOLINT(cppcoreguidelines-no-malloc): open_memstream's buffer
+  return count > 0 ? count : kUnknown;
+}
 
 }  // namespace
 
@@ -69,37 +84,6 @@ std::string ucs_text(ucs_status_t status) {
   return name + " (" + ucs_status_string(status) + ")";
 }
 
-Status check_tls_list(const std::string& tls, const std::string& provider, ErrorLog& log) {
-  std::string_view rest = tls;
-  if (!rest.empty() && rest.front() == '^') rest.remove_prefix(1);
-  if (rest.empty()) {
-    return TAKYON_FAIL(log, Status::kInvalidArgument,
-                       "interconnect '%s': -tls= names no transport (e.g. -tls=tcp, "
-                       "-tls=sysv,self, -tls=^tcp)",
-                       provider.c_str());
-  }
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    const std::string_view name = rest.substr(0, comma);
-    bool known = false;
-    for (std::string_view k : kKnownTls) known = known || k == name;
-    if (!known) {
-      return TAKYON_FAIL(
-          log, Status::kInvalidArgument,
-          "interconnect '%s': -tls= names '%.*s', which is not a UCX transport (known: tcp, self, sm/shm, "
-          "posix, sysv, cma, knem, xpmem, ib, rc, ud, dc, cuda_copy, cuda_ipc, gdr_copy, ...)",
-          provider.c_str(), static_cast<int>(name.size()), name.data());
-    }
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-    if (rest.empty()) {
-      return TAKYON_FAIL(log, Status::kInvalidArgument, "interconnect '%s': -tls= ends with a comma",
-                         provider.c_str());
-    }
-  }
-  return Status::kOk;
-}
-
 Status UcxContext::acquire(const std::string& tls, const std::string& provider, ErrorLog& log,
                            std::shared_ptr<UcxContext>& out) {
   std::lock_guard lock(g_mutex);
@@ -107,6 +91,7 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
   if (auto it = map.find(tls); it != map.end()) {
     if ((out = it->second.lock())) return Status::kOk;
   }
+  if (require_free_fds(kUcxContextFds, "ucp_init", provider, log) != Status::kOk) return log.status();
   ucp_config_t* config = nullptr;
   ucs_status_t status = ucp_config_read(nullptr, nullptr, &config);
   if (status != UCS_OK) {
@@ -130,7 +115,8 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
     return TAKYON_FAIL(log, Status::kSystem, "'%s': ucp_init%s%s failed: %s", provider.c_str(),
                        tls.empty() ? "" : " with -tls=", tls.c_str(), ucs_text(status).c_str());
   }
-  out.reset(new UcxContext(context, tls));
+  const long resources = count_resources(context);
+  out.reset(new UcxContext(context, tls, resources));
   map[tls] = out;
   return Status::kOk;
 }

@@ -25,18 +25,18 @@ class UcxContext {
 
   [[nodiscard]] ucp_context_h get() const noexcept { return context_; }
   [[nodiscard]] const std::string& tls() const noexcept { return tls_; }
+  /// Transport resources (transport and device pairs) UCX chose; what a worker opens grows with it.
+  [[nodiscard]] long resources() const noexcept { return resources_; }
 
  private:
-  UcxContext(ucp_context_h context, std::string tls) : context_(context), tls_(std::move(tls)) {}
+  UcxContext(ucp_context_h context, std::string tls, long resources)
+      : context_(context), tls_(std::move(tls)), resources_(resources) {}
   ucp_context_h context_;
   std::string tls_;
+  long resources_;
 };
 
 /// "UCS_ERR_UNREACHABLE (Destination is unreachable)".
 std::string ucs_text(ucs_status_t status);
-
-/// Checks a -tls= value: comma-separated UCX transport names or aliases, optionally led by '^'
-/// (all but these). Unknown names are rejected here, naming them, rather than silently ignored.
-Status check_tls_list(const std::string& tls, const std::string& provider, ErrorLog& log);
 
 }  // namespace takyon::detail

@@ -12,6 +12,7 @@
 
 #include "backends/common/layout_check.hpp"
 #include "backends/common/spin.hpp"
+#include "ucx_fd_budget.hpp"
 
 namespace takyon::detail {
 namespace {
@@ -133,7 +134,12 @@ UcxEndpoint::~UcxEndpoint() {
 
 // ----- create ----------------------------------------------------------------------------------
 
-Status UcxEndpoint::create_worker() {
+Status UcxEndpoint::create_worker(size_t recv_buffers) {
+  // UCX aborts the process when the worker cannot open a descriptor it needs: refuse first.
+  const long need = ucx_endpoint_fds(context_->resources(), static_cast<long>(recv_buffers));
+  if (require_free_fds(need, "the UCX worker and endpoint", options_.provider, log_) != Status::kOk) {
+    return log_.status();
+  }
   ucp_worker_params_t params{};
   params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   params.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // one call at a time, from any thread
@@ -200,7 +206,7 @@ Status UcxEndpoint::map_region(std::byte* app_addr, uint64_t bytes, bool allocat
 }
 
 Status UcxEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
-  if (create_worker() != Status::kOk) return log_.status();
+  if (create_worker(config.recv.size()) != Status::kOk) return log_.status();
   const size_t nsend = config.send.size();
   const size_t nrecv = config.recv.size();
   send_regions_.resize(nsend);

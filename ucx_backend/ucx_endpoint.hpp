@@ -32,17 +32,14 @@
 #include "backends/net/stream_connect.hpp"
 #include "buffer_alloc.hpp"
 #include "ucx_context.hpp"
+#include "ucx_module_api.hpp"
 
 namespace takyon::detail {
 
 class UcxEndpoint final : public Backend, public PeerMonitor {
  public:
-  enum class Protocol : uint32_t { kAuto = 0, kAm = 1, kMap = 2 };
-  struct Options {
-    std::string provider;  ///< The interconnect text, for messages.
-    bool polling = true;
-    Protocol protocol = Protocol::kAuto;
-  };
+  using Protocol = UcxProtocol;
+  using Options = UcxOptions;
 
   UcxEndpoint(std::shared_ptr<UcxContext> context, StreamConnection stream, Options options, ErrorLog& log);
   ~UcxEndpoint() override;
@@ -72,7 +69,7 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   };
   enum class Wait { kMessage, kCredit, kSendDone, kClose, kConnect };
 
-  Status create_worker();
+  Status create_worker(size_t recv_buffers);
   Status map_region(std::byte* app_addr, uint64_t bytes, bool allocate, const char* what, Region& out);
   struct PeerGreeting;  // what the peer's greeting said (ucx_endpoint.cpp)
   Status handshake(const EndpointConfig& config, Deadline deadline);

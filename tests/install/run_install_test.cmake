@@ -177,6 +177,27 @@ step("compile guide-style C (#include \"takyon.h\", -I<prefix>/include/takyon)"
      ${pc_lib_flags})
 step("run the guide-style C consumer" "${WORK_DIR}/guide-style-consumer")
 
+# 3b. The Ucx module (builds with UCX): installed in <libdir>/takyon beside libtakyon, which does not
+#     link UCX itself; a program built against the moved prefix loads it for its first Ucx path.
+set(ucx_module "${libdir}/takyon/libtakyon_ucx.so")
+if(EXISTS "${ucx_module}")
+  step("ldd the Ucx module" ${LDD} "${ucx_module}")
+  file(GLOB shared_libtakyon "${libdir}/libtakyon.so.*.*")
+  foreach(lib IN LISTS shared_libtakyon)
+    execute_process(COMMAND readelf -d "${lib}" OUTPUT_VARIABLE dynamic)
+    if(dynamic MATCHES "NEEDED[^\n]*lib(ucp|ucs|uct)")
+      message(FATAL_ERROR "install test: ${lib} links UCX itself:\n${dynamic}")
+    endif()
+  endforeach()
+  step("compile ucx_module_probe.c against the moved prefix"
+       ${C_COMPILER} ${sanitize_flags} -std=c99 -Wall -Wextra -Werror -pthread
+       "${SOURCE_DIR}/../ucx/ucx_module_probe.c" -o "${WORK_DIR}/ucx_module_probe" ${pc_flags})
+  step("a Ucx path from the moved prefix (UCX loaded on first use)" "${WORK_DIR}/ucx_module_probe" lazy pid)
+  expect_output("ucx_module_probe lazy" "PROBE OK")
+else()
+  message(STATUS "install test: no Ucx module under ${libdir}/takyon (this build has no UCX)")
+endif()
+
 # 4. MPI programs through the installed wrappers, under every launcher at hand.
 set(mpicc "${prefix}/bin/takyon-mpicc")
 if(NOT EXISTS "${mpicc}")

@@ -37,6 +37,22 @@ void report(int fd, const std::string& text) {
 }
 
 ChildResult run_with_private_shm(const std::string& size, const std::function<int(int report_fd)>& body) {
+  return run_in_child([&](int fd) {
+    const std::string options = "size=" + size + ",mode=1777";
+    if (unshare(CLONE_NEWNS) != 0) {
+      report(fd, std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno));
+      return 100;
+    }
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+      report(fd, std::string("mount: ") + std::strerror(errno));
+      return 100;
+    }
+    return body(fd);
+  });
+}
+
+ChildResult run_in_child(const std::function<int(int report_fd)>& body) {
   ChildResult result;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -52,16 +68,6 @@ ChildResult run_with_private_shm(const std::string& size, const std::function<in
   }
   if (child == 0) {
     close(fds[0]);
-    const std::string options = "size=" + size + ",mode=1777";
-    if (unshare(CLONE_NEWNS) != 0) {
-      report(fds[1], std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno));
-      _exit(100);
-    }
-    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
-        mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
-      report(fds[1], std::string("mount: ") + std::strerror(errno));
-      _exit(100);
-    }
     _exit(body(fds[1]));
   }
   close(fds[1]);

@@ -20,6 +20,10 @@ struct ChildResult {
   [[nodiscard]] std::string describe() const;
 };
 
+/// Forks; the child exits with body(report_fd)'s value; whatever body writes to report_fd comes
+/// back in `report`.
+ChildResult run_in_child(const std::function<int(int report_fd)>& body);
+
 /// Forks; the child enters a new mount namespace, mounts a tmpfs of `size` ("1m") on /dev/shm and
 /// exits with body(report_fd)'s value; whatever body writes to report_fd comes back in `report`.
 /// The child's setup failing is exit code 100 with the cause in the report.

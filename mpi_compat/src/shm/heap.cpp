@@ -3,10 +3,12 @@
 // neighbour's size, so a freed block merges with both neighbours in O(1).
 #include "shm/heap.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -50,6 +52,17 @@ int make_memfd(std::size_t bytes) {
   return fd;
 }
 
+/// Strict overcommit accounting (vm.overcommit_memory=2): a shared page's charge can fail at its
+/// first touch (SIGBUS). Raw calls: no allocation while MPI_Init activates the heap.
+bool strict_overcommit() {
+  const int fd = int(syscall(SYS_openat, AT_FDCWD, "/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC));
+  if (fd < 0) return false;
+  char c = 0;
+  const long n = syscall(SYS_read, fd, &c, 1L);
+  close(fd);
+  return n == 1 && c == '2';
+}
+
 /// Not when switched off, nor under a limit on the address space (ulimit -v): the reservation would
 /// eat it, as would each peer's mapping of it.
 bool wanted() {
@@ -85,6 +98,7 @@ SharedHeap::Info SharedHeap::activate() {
     Lock lock(mutex_);
     if (!tried_) {
       tried_ = true;
+      reserve_ = forced_reserve_ >= 0 ? forced_reserve_ == 1 : strict_overcommit();
       int fd = wanted() ? make_memfd(kReserveBytes) : -1;
       void* a = fd >= 0
                     ? sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd)
@@ -167,6 +181,11 @@ void* SharedHeap::allocate_large(std::size_t bytes, bool* zeroed) {
     const std::uintptr_t end =
         base_.load(std::memory_order_relaxed) + reserved_.load(std::memory_order_relaxed);
     if (pages * kPage > end - top_) return nullptr;
+    // Pages below the high water were reserved when first handed out, and freed blocks keep theirs.
+    if (reserve_ && top_ + pages * kPage > high_water_ &&
+        !reserve_range(fd_, high_water_, top_ + pages * kPage)) {
+      return nullptr;
+    }
     b = at(top_);
     *zeroed = high_water_ <= top_ + kPage;  // the payload's pages were never written
     b->magic = kMagic;
@@ -236,6 +255,14 @@ void SharedHeap::copy_blocks(std::uintptr_t from_base, std::uintptr_t to_base) c
   }
 }
 
+bool SharedHeap::reserve_range(int fd, std::uintptr_t from, std::uintptr_t to) const {
+  const std::uintptr_t base = base_.load(std::memory_order_relaxed);
+  for (;;) {
+    if (syscall(SYS_fallocate, fd, 0, long(from - base), long(to - from)) == 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
 void SharedHeap::before_fork() {
   SharedHeap& h = instance();
   pthread_mutex_lock(&h.mutex_);
@@ -262,6 +289,11 @@ void SharedHeap::after_fork_child() {
   if (h.fd_ >= 0) {
     const std::uintptr_t src = h.snapshot_ != 0 ? h.snapshot_ : base;
     int fd = make_memfd(kReserveBytes);
+    // The copy below touches every page up to the high water: reserve them first where that matters.
+    if (fd >= 0 && h.reserve_ && h.high_water_ > base && !h.reserve_range(fd, base, h.high_water_)) {
+      close(fd);
+      fd = -1;
+    }
     void* fresh =
         fd >= 0 ? sys_mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd)
                 : MAP_FAILED;

@@ -14,6 +14,14 @@
 // Freed blocks keep their pages, as glibc's heap does below its trim threshold: a registration cache
 // (UCX's) that pinned them stays valid. The memory returns to the system at exit.
 //
+// Out of memory: the memfd lives on the kernel's internal tmpfs, which has no size limit (a full
+// /dev/shm does not concern it); a page that cannot be had at its first touch is the OOM killer's
+// business, as for glibc's memory. Except under strict overcommit accounting
+// (vm.overcommit_memory=2): there the page's charge fails at the touch, which for shared memory is a
+// SIGBUS, where glibc's mmap would have failed at malloc. So there the heap reserves each block's new
+// pages (fallocate) when it hands the block out, and a block it cannot reserve is not served: malloc
+// falls back to glibc, which fails (ENOMEM) or succeeds as it would without the heap.
+//
 // fork(): the child would otherwise share its parent's large allocations. The prepare handler copies
 // the live blocks aside (private memory the child inherits copy-on-write), the child maps a new memfd
 // of its own over the range and copies them back. A fork costs a copy of the live heap; posix_spawn,
@@ -70,6 +78,10 @@ class SharedHeap {
 
   /// Bytes of live blocks (headers included), for tests: a walk over the blocks.
   [[nodiscard]] std::size_t live_bytes() const;
+  /// Whether new pages are reserved when handed out (strict overcommit accounting; see above).
+  [[nodiscard]] bool reserves() const { return reserve_; }
+  /// Tests: reserve (or not) whatever the system's accounting, from the next activate() on.
+  static void force_reserve_for_tests(bool on) { forced_reserve_ = on ? 1 : 0; }
 
   // fork() handlers (public for pthread_atfork; installed by activate()).
   static void before_fork();
@@ -90,17 +102,21 @@ class SharedHeap {
   /// Copies every block's header page and each live block's payload from [from_base, ...) to the
   /// same offsets at to_base (the fork snapshot, both ways).
   void copy_blocks(std::uintptr_t from_base, std::uintptr_t to_base) const;
+  /// Reserves the memfd's pages behind [from, to) (addresses in this process's range).
+  [[nodiscard]] bool reserve_range(int fd, std::uintptr_t from, std::uintptr_t to) const;
 
   pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
   std::atomic<std::uintptr_t> base_{0};
   std::atomic<std::uintptr_t> reserved_{0};
   int fd_ = -1;
   bool tried_ = false;
-  std::uintptr_t top_ = 0;         ///< end of the last block
-  std::uintptr_t high_water_ = 0;  ///< the highest top_ so far: no page above it was ever written
-  std::size_t last_pages_ = 0;     ///< pages of the block that ends at top_ (0: none)
-  Block* free_ = nullptr;          ///< free blocks below top_, unordered
-  std::uintptr_t snapshot_ = 0;    ///< the fork snapshot (between before_fork and the after_fork ones)
+  bool reserve_ = false;                   ///< strict overcommit accounting: fallocate new pages (see above)
+  static inline int forced_reserve_ = -1;  ///< force_reserve_for_tests; -1: the system decides
+  std::uintptr_t top_ = 0;                 ///< end of the last block
+  std::uintptr_t high_water_ = 0;          ///< the highest top_ so far: no page above it was ever written
+  std::size_t last_pages_ = 0;             ///< pages of the block that ends at top_ (0: none)
+  Block* free_ = nullptr;                  ///< free blocks below top_, unordered
+  std::uintptr_t snapshot_ = 0;  ///< the fork snapshot (between before_fork and the after_fork ones)
 };
 
 }  // namespace takyon::mpi::shm
