@@ -124,7 +124,6 @@ using KilledPeer = Disconnect;
 
 TEST_P(KilledPeer, WaitingCallFailsPromptly) {
   const uint32_t id = new_id();
-  allow_stale_shm(id);  // The dead process never unlinks its segment; that is the contract.
   run_endpoints(
       Mode::kProcesses,
       [&](Endpoint& ep) {
