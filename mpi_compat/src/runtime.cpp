@@ -186,7 +186,8 @@ shm::Segment create_inbox(const std::string& name, int rank, std::size_t bytes) 
   try {
     return shm::Segment::create(name, bytes);
   } catch (const shm::SegmentError& e) {
-    if (!e.out_of_space()) throw;
+    if (!e.out_of_space())
+      fail(MPI_ERR_OTHER, "MPI_Init", "rank " + std::to_string(rank) + "'s inbox: " + e.what());
     fail(MPI_ERR_NO_MEM, "MPI_Init",
          "not enough space in /dev/shm for rank " + std::to_string(rank) + "'s inbox (" +
              std::to_string(bytes) + " bytes; /dev/shm has " + shm_free_text() + "): " + e.sys().text());

@@ -6,11 +6,10 @@
 #       ok: exit 0; fail: a non-zero exit that is no signal (not 128+N, no "Bus error"/"SIGBUS"),
 #       with every <text> in its output.
 #   shm_env.sh squat <takyon-run> <np> <program>
-#       another local user (uid 65534) creates, mode 0666, every /dev/shm name the job's inboxes had
-#       before they held a random part (/takyon-mpi-<job>-<rank>), and some of the new form; the
-#       ranks, run as a third user (uid 65533), for whom /dev/shm's sticky bit makes such names
-#       unremovable, must succeed; the squatter's files must survive takyon-run's clean-up (takyon-run
-#       runs as root here) and no inbox be left.
+#       another local user (uid 65534), told the job id, creates, mode 0666, every /dev/shm name the
+#       job's inboxes had before they held a random part (/takyon-mpi-<job>-<rank>), and one of the
+#       new form per rank, before the ranks reach MPI_Init; the job, run by a third user (uid 65533),
+#       for whom /dev/shm's sticky bit makes such names unremovable, must succeed and leave no inbox.
 # Exit 77 (skipped) with the reason where the machine cannot do it (not root, no namespaces).
 set -u
 mode=$1
@@ -63,29 +62,49 @@ full)
   ;;
 squat)
   run=$1 np=$2 prog=$3
-  # Each rank's wrapper (root, under takyon-run) squats every rank's names as the attacker, who knows
-  # the job id, notes the job id, and then runs the program as the victim.
+  chmod 777 "$tmp"
+  # The attacker learns the job id (as one can a PMIx namespace's) and squats every rank's names,
+  # old form and a guess at the new one, before any rank gets to MPI_Init: each rank's wrapper
+  # publishes the id and waits for the squat.
   cat >"$tmp/rank.sh" <<EOS
 #!/bin/sh
-echo "\$TAKYON_RUN_JOB_ID" > "$tmp/job"
+echo "\$TAKYON_RUN_JOB_ID \$TAKYON_RUN_SIZE" > "$tmp/job.\$TAKYON_RUN_RANK"
+mv "$tmp/job.\$TAKYON_RUN_RANK" "$tmp/job" 2>/dev/null
+n=0
+while [ ! -e "$tmp/squatted" ] && [ \$n -lt 1000 ]; do sleep 0.01; n=\$((n + 1)); done
+exec "\$@"
+EOS
+  cat >"$tmp/attacker.sh" <<EOS
+#!/bin/sh
+umask 0
+while [ ! -s "$tmp/job" ]; do sleep 0.01; done
+read job size < "$tmp/job"
 r=0
-while [ \$r -lt \$TAKYON_RUN_SIZE ]; do
-  setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'umask 0; : > "/dev/shm/takyon-mpi-\$0-\$1"; : > "/dev/shm/takyon-mpi-\$0-\$1-00000000000000000000000000000000"' "\$TAKYON_RUN_JOB_ID" \$r 2>/dev/null
+while [ \$r -lt \$size ]; do
+  : > "/dev/shm/takyon-mpi-\$job-\$r"
+  : > "/dev/shm/takyon-mpi-\$job-\$r-00000000000000000000000000000000"
   r=\$((r + 1))
 done
-exec setpriv --reuid=65533 --regid=65533 --clear-groups "\$@"
+: > "$tmp/squatted"
 EOS
-  chmod 755 "$tmp/rank.sh"
-  "$run" -n "$np" "$tmp/rank.sh" "$prog" >"$tmp/out" 2>"$tmp/err"
+  chmod 755 "$tmp/rank.sh" "$tmp/attacker.sh"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/attacker.sh" &
+  attacker=$!
+  # The victim: a third user, for whom /dev/shm's sticky bit makes the squatter's names unremovable.
+  setpriv --reuid=65533 --regid=65533 --clear-groups "$run" -n "$np" "$tmp/rank.sh" "$prog" \
+    >"$tmp/out" 2>"$tmp/err"
   rc=$?
+  kill $attacker 2>/dev/null
+  wait $attacker 2>/dev/null
   cat "$tmp/out" "$tmp/err"
-  job=$(cat "$tmp/job" 2>/dev/null)
+  [ -e "$tmp/squatted" ] || { echo "FAILED: the attacker never squatted"; rc=1; }
+  read job size < "$tmp/job"
   status=0
   [ $rc -eq 0 ] || { echo "FAILED: the job exited with $rc among squatted names"; status=1; }
   [ -n "$job" ] || { echo "FAILED: no job id noted"; exit 1; }
   squatted=$(find /dev/shm -maxdepth 1 -name "takyon-mpi-$job-*" -uid 65534 | wc -l)
   [ "$squatted" -eq $((2 * np)) ] ||
-    { echo "FAILED: $squatted of the squatter's $((2 * np)) files are left (takyon-run removed another user's)"; status=1; }
+    { echo "FAILED: $squatted of the squatter's $((2 * np)) files are left"; status=1; }
   left=$(find /dev/shm -maxdepth 1 -name "takyon-mpi-$job-*" ! -uid 65534)
   [ -z "$left" ] || { echo "FAILED: inboxes left behind: $left"; status=1; }
   find /dev/shm -maxdepth 1 -name "takyon-mpi-$job-*" -delete

@@ -110,13 +110,14 @@ class SharedHeap {
   std::atomic<std::uintptr_t> reserved_{0};
   int fd_ = -1;
   bool tried_ = false;
-  bool reserve_ = false;                   ///< strict overcommit accounting: fallocate new pages (see above)
+  std::uintptr_t top_ = 0;         ///< end of the last block
+  std::uintptr_t high_water_ = 0;  ///< the highest top_ so far: no page above it was ever written
+  std::size_t last_pages_ = 0;     ///< pages of the block that ends at top_ (0: none)
+  Block* free_ = nullptr;          ///< free blocks below top_, unordered
+  std::uintptr_t snapshot_ = 0;    ///< the fork snapshot (between before_fork and the after_fork ones)
+
+  bool reserve_ = false;                   ///< fallocate new pages (strict overcommit accounting)
   static inline int forced_reserve_ = -1;  ///< force_reserve_for_tests; -1: the system decides
-  std::uintptr_t top_ = 0;                 ///< end of the last block
-  std::uintptr_t high_water_ = 0;          ///< the highest top_ so far: no page above it was ever written
-  std::size_t last_pages_ = 0;             ///< pages of the block that ends at top_ (0: none)
-  Block* free_ = nullptr;                  ///< free blocks below top_, unordered
-  std::uintptr_t snapshot_ = 0;  ///< the fork snapshot (between before_fork and the after_fork ones)
 };
 
 }  // namespace takyon::mpi::shm
