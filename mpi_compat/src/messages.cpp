@@ -21,7 +21,7 @@ void check_buffer(const char* fn, const void* buf, int count, MPI_Datatype dt, P
     fail(MPI_ERR_BUFFER, fn, "buffer is NULL with count " + std::to_string(count) + " (argument buf)");
   }
   a.count = std::size_t(count);
-  a.bytes = a.count * t.size;
+  a.bytes = items_bytes(dt, a.count, fn, "count");
   a.contiguous = t.contiguous || a.bytes == 0;
   a.lb = t.contiguous ? t.lb : 0;
 }

@@ -73,6 +73,16 @@ std::size_t copies_blocks(std::size_t per, int count) {
   return per > kMaxFlatEntries / n ? kMaxFlatEntries + 1 : per * n;
 }
 
+/// Throws TypeOverflow unless the size of `items` copies of `old` fits MPI_Count: checked before the
+/// flattening limit (TypeBuilder::expect), whose error would otherwise hide this one.
+void check_size(const Type& old, std::size_t items) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(old.size, items, &bytes) || bytes > std::size_t(kMaxTypeValue)) {
+    throw TypeOverflow("the new type's size overflows MPI_Count: " + std::to_string(items) + " x " +
+                       std::to_string(old.size) + " bytes");
+  }
+}
+
 int publish(TypeBuilder& b, MPI_Datatype* newtype) {
   *newtype = register_type(b.build());
   return MPI_SUCCESS;
@@ -90,13 +100,14 @@ int blocks(const char* fn, int count, const int* bls, int one_bl, const Disp* di
   const Type& old = old_type(oldtype, fn);
   TypeBuilder b;
   if (bls == nullptr) {
+    check_size(old, std::size_t(count) * std::size_t(one_bl));
     std::size_t per = TypeBuilder::blocks_of(old, std::size_t(one_bl));
     b.expect(copies_blocks(per, count));
   }
   for (int i = 0; i < count; ++i) {
     int bl = bls != nullptr ? bls[i] : one_bl;
     check_blocklength(bl, fn, at("array_of_blocklengths", i));
-    MPI_Aint d = bytes ? MPI_Aint(disps[i]) : MPI_Aint(disps[i]) * old.extent();
+    MPI_Aint d = bytes ? MPI_Aint(disps[i]) : mul_or_throw(MPI_Aint(disps[i]), old.extent(), "displacement");
     b.add(old, d, std::size_t(bl));
   }
   return publish(b, newtype);
@@ -108,14 +119,19 @@ int vector(const char* fn, int count, int bl, MPI_Aint stride, bool bytes, MPI_D
   check_blocklength(bl, fn, "blocklength");
   check_out(newtype, fn);
   const Type& old = old_type(oldtype, fn);
-  MPI_Aint step = bytes ? stride : stride * old.extent();
+  MPI_Aint step = bytes ? stride : mul_or_throw(stride, old.extent(), "stride (stride x extent)");
+  check_size(old, std::size_t(count) * std::size_t(bl));
+  MPI_Aint run = 0;  // the bytes one block of bl items spans
+  const bool gapless = !__builtin_mul_overflow(MPI_Aint(bl), old.extent(), &run) && step == run;
   TypeBuilder b;
-  if (step == MPI_Aint(bl) * old.extent()) {
+  if (gapless) {
     b.add(old, 0, std::size_t(count) * std::size_t(bl));  // no gaps: one run of items
   } else {
+    if (count > 0) (void)mul_or_throw(MPI_Aint(count - 1), step, "displacement");
     std::size_t per = TypeBuilder::blocks_of(old, std::size_t(bl));
     b.expect(copies_blocks(per, count));
-    for (int i = 0; i < count; ++i) b.add(old, MPI_Aint(i) * step, std::size_t(bl));
+    for (int i = 0; i < count; ++i)
+      b.add(old, mul_or_throw(MPI_Aint(i), step, "displacement"), std::size_t(bl));
   }
   return publish(b, newtype);
 }
@@ -130,7 +146,9 @@ std::unordered_map<const void*, std::string>& predefined_names() {
   return names;
 }
 
-/// Runs a constructor's body: a type too large to flatten is MPI_ERR_NO_MEM naming the function.
+/// Runs a constructor's body: a type too large to flatten is MPI_ERR_NO_MEM naming the function, one
+/// whose size, extent or bounds would not fit 64 bits MPI_ERR_VALUE_TOO_LARGE (the standard's class for
+/// a value an output cannot hold; no handle is returned, *newtype is left as it was).
 template <class Body>
 int constructor(const char* fn, const Body& body) {
   return guarded(fn, MPI_COMM_WORLD, [&] {
@@ -138,6 +156,8 @@ int constructor(const char* fn, const Body& body) {
       return body();
     } catch (const TypeTooLarge& e) {
       fail(MPI_ERR_NO_MEM, fn, e.what());
+    } catch (const TypeOverflow& e) {
+      fail(MPI_ERR_VALUE_TOO_LARGE, fn, e.what());
     }
   });
 }
@@ -283,6 +303,14 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
       }
     }
     MPI_Aint ext = old.extent();
+    MPI_Aint total = 1;
+    std::size_t items = 1;
+    for (int d = 0; d < ndims; ++d) {
+      total = mul_or_throw(total, size[std::size_t(d)], "element count (product of array_of_sizes)");
+      items *= std::size_t(sub[std::size_t(d)]);  // <= total
+    }
+    const MPI_Aint ub = mul_or_throw(total, ext, "extent (product of array_of_sizes x extent)");
+    check_size(old, items);
     std::vector<int> idx(std::size_t(ndims), 0);
     TypeBuilder b;
     std::size_t rows = 1;
@@ -294,19 +322,20 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
       MPI_Aint offset = 0;
       MPI_Aint scale = 1;
       for (int d = 0; d < ndims; ++d) {
-        offset += MPI_Aint(start[std::size_t(d)] + idx[std::size_t(d)]) * scale;
-        scale *= size[std::size_t(d)];
+        offset = add_or_throw(
+            offset,
+            mul_or_throw(MPI_Aint(start[std::size_t(d)]) + idx[std::size_t(d)], scale, "displacement"),
+            "displacement");
+        scale = mul_or_throw(scale, size[std::size_t(d)], "element count (product of array_of_sizes)");
       }
-      b.add(old, offset * ext, std::size_t(sub[0]));
+      b.add(old, mul_or_throw(offset, ext, "displacement"), std::size_t(sub[0]));
       int d = 1;
       while (d < ndims && ++idx[std::size_t(d)] == sub[std::size_t(d)]) idx[std::size_t(d++)] = 0;
       if (d >= ndims) break;
     }
-    MPI_Aint total = 1;
-    for (int s : size) total *= s;
     auto t = b.build();
     t->lb = 0;
-    t->ub = total * ext;
+    t->ub = ub;
     t->explicit_lb = t->explicit_ub = true;
     t->finish();
     *newtype = register_type(std::move(t));
@@ -323,14 +352,14 @@ TAKYON_MPI_WEAK_ALIAS(Type_create_subarray)
 extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                         MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_resized";
-  return guarded(fn, MPI_COMM_WORLD, [&] {
+  return constructor(fn, [&] {
     check_out(newtype, fn);
     auto t = std::make_shared<Type>(old_type(oldtype, fn));
     t->predefined = false;
     t->committed = false;
     t->name.clear();
     t->lb = lb;
-    t->ub = lb + extent;
+    t->ub = add_or_throw(lb, extent, "upper bound (lb + extent)");
     t->explicit_lb = t->explicit_ub = true;
     t->finish();
     *newtype = register_type(std::move(t));

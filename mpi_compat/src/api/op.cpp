@@ -54,6 +54,7 @@ extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, M
     if (datatype == MPI_DATATYPE_NULL)
       fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
     check_type(datatype, fn);
+    const std::size_t bytes = items_bytes(datatype, std::size_t(count), fn, "count");
     check_op(op, datatype, fn);
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
       fail(MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed here");
@@ -63,7 +64,6 @@ extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, M
     if (!reduces_packed(op, datatype))
       fail(MPI_ERR_TYPE, fn, "reductions need a predefined or contiguous datatype (argument datatype)");
     if (!type_is_contiguous(datatype)) {  // a pair type with padding: the kernels take packed pairs
-      std::size_t bytes = std::size_t(count) * type_size(datatype);
       std::vector<char> a(bytes);
       std::vector<char> b(bytes);
       pack(inbuf, std::size_t(count), datatype, a.data());

@@ -16,7 +16,7 @@ std::size_t checked_bytes(const char* fn, int count, const char* count_arg, MPI_
   if (count < 0)
     fail(MPI_ERR_COUNT, fn, "invalid count " + std::to_string(count) + " (argument " + count_arg + ")");
   check_type(dt, fn);
-  return std::size_t(count) * type_size(dt);
+  return items_bytes(dt, std::size_t(count), fn, count_arg);
 }
 
 void check_position(const char* fn, const int* position, int size, const char* size_arg) {
@@ -82,8 +82,11 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
   return guarded(fn, comm, [&] {
     std::size_t bytes = checked_bytes(fn, incount, "incount", datatype, comm);
     if (size == nullptr) fail(MPI_ERR_ARG, fn, "size is NULL (argument size)");
-    if (bytes > std::size_t(INT_MAX))
-      fail(MPI_ERR_COUNT, fn, std::to_string(bytes) + " bytes do not fit an int");
+    if (bytes > std::size_t(INT_MAX)) {
+      fail(MPI_ERR_VALUE_TOO_LARGE, fn,
+           std::to_string(bytes) + " bytes overflow the int argument size (at most " +
+               std::to_string(INT_MAX) + ")");
+    }
     *size = int(bytes);
     return MPI_SUCCESS;
   });

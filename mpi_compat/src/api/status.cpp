@@ -68,7 +68,13 @@ extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datat
     if (status == nullptr) fail(MPI_ERR_ARG, "MPI_Status_set_elements_x", "status is NULL");
     if (count < 0) fail(MPI_ERR_COUNT, "MPI_Status_set_elements_x", "negative count (argument count)");
     const Type& t = status_type("MPI_Status_set_elements_x", datatype);
-    status_set_bytes(status, bytes_of_elements(t, std::size_t(count)));
+    const std::size_t bytes = bytes_of_elements(t, std::size_t(count));
+    if (bytes > std::size_t(kMaxTypeValue)) {
+      fail(MPI_ERR_COUNT, "MPI_Status_set_elements_x",
+           std::to_string(count) + " elements of a datatype of size " + std::to_string(t.size) +
+               " bytes overflow MPI_Count (argument count)");
+    }
+    status_set_bytes(status, bytes);
     return MPI_SUCCESS;
   });
 }

@@ -47,6 +47,7 @@ void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, cons
   }
   if (buf == MPI_IN_PLACE)
     fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");
+  (void)items_bytes(dt, std::size_t(count), fn, count_arg);
   if (buf == nullptr && count > 0 && type_size(dt) > 0) {
     fail(MPI_ERR_BUFFER, fn,
          std::string("buffer is NULL with count ") + str(count) + " (argument " + buf_arg + ")");
@@ -70,17 +71,20 @@ void check_counts(const char* fn, const int* counts, const int* displs, int p, c
 class Views {
  public:
   explicit Views(Schedule& s) : s_(s) {}
-  /// Data read by the collective.
+  /// Data read by the collective. Every buffer of a collective passes here or through out(), where
+  /// `count` items that overflow 64 bits (a whole gather's p x count) are MPI_ERR_COUNT.
   const char* in(const void* buf, std::size_t count, MPI_Datatype dt) {
+    const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
     if (type_is_contiguous(dt) || count == 0) return static_cast<const char*>(buf) + type_lb(dt);
-    char* packed = s_.scratch(count * type_size(dt));
+    char* packed = s_.scratch(bytes);
     pack(buf, count, dt, packed);
     return packed;
   }
   /// Data written by the collective; `keep`: it starts with buf's current data (MPI_IN_PLACE).
   char* out(void* buf, std::size_t count, MPI_Datatype dt, bool keep) {
+    const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
     if (type_is_contiguous(dt) || count == 0) return static_cast<char*>(buf) + type_lb(dt);
-    char* packed = s_.scratch(count * type_size(dt));
+    char* packed = s_.scratch(bytes);
     if (keep) pack(buf, count, dt, packed);
     unpacks_.push_back(Unpack{packed, count, dt, buf});
     return packed;
@@ -91,7 +95,12 @@ class Views {
     Blocks b;
     for (int i = 0; i < p; ++i) {
       MPI_Datatype t = types != nullptr ? types[i] : type;
-      MPI_Aint d = byte_displs ? MPI_Aint(displs[i]) : MPI_Aint(displs[i]) * type_extent(t);
+      MPI_Aint d = MPI_Aint(displs[i]);
+      if (!byte_displs && __builtin_mul_overflow(MPI_Aint(displs[i]), type_extent(t), &d)) {
+        fail(MPI_ERR_COUNT, s_.fn(),
+             "displacement " + str(displs[i]) + " x extent " + str(type_extent(t)) +
+                 " overflows MPI_Aint (argument displs[" + str(i) + "])");
+      }
       char* at = static_cast<char*>(buf) + d;
       auto n = std::size_t(counts[i]);
       b.at.push_back(write ? out(at, n, t, i == keep) : const_cast<char*>(in(at, n, t)));

@@ -38,6 +38,7 @@ bool type_ok(MPI_Datatype dt) {
 struct TypeFacts {
   std::size_t size = 0;
   MPI_Aint lb = 0;
+  std::size_t max_items = 0;  ///< more items overflow 64 bits (the full path's checks report it)
   bool contiguous = false;
   bool ok = false;
 };
@@ -53,15 +54,20 @@ TypeFacts facts(MPI_Datatype dt) {
   if (!type_ok(dt)) return f;
   f.size = type_size(dt);
   f.lb = type_lb(dt);
+  f.max_items = type_max_items(dt);
   f.contiguous = type_is_contiguous(dt);
   f.ok = true;
   if (v < 0x400) predefined[v] = f;
   return f;
 }
 
-/// count items of dt at buf, as build.cpp's check_buf accepts them.
+/// count items of dt at buf, as build.cpp's check_buf accepts them, and few enough bytes that p blocks
+/// of them cannot overflow (the flat path is for small data; the full path reports a count that
+/// overflows).
 bool buf_ok(const void* buf, int count, const TypeFacts& t) {
-  if (count < 0 || !t.ok || buf == MPI_IN_PLACE) return false;
+  constexpr std::size_t kMostFlatBytes = std::size_t(1) << 32;
+  if (count < 0 || !t.ok || buf == MPI_IN_PLACE || std::size_t(count) > t.max_items) return false;
+  if (std::size_t(count) * t.size > kMostFlatBytes) return false;
   return buf != nullptr || count == 0 || t.size == 0;
 }
 

@@ -44,6 +44,27 @@ std::size_t type_size(MPI_Datatype dt) {
   return get(dt).size;
 }
 
+bool items_fit(MPI_Datatype dt, std::size_t count) noexcept {
+  return count <= type_max_items(dt);
+}
+
+std::size_t type_max_items(MPI_Datatype dt) noexcept {
+  const Type* t = find_type(dt);
+  return t != nullptr ? t->max_items : 0;
+}
+
+std::size_t items_bytes(MPI_Datatype dt, std::size_t count, const char* fn, const char* count_arg) {
+  const Type& t = get(dt);
+  if (count > t.max_items) {
+    fail(MPI_ERR_COUNT, fn,
+         std::to_string(count) + " items of a datatype of size " + std::to_string(t.size) +
+             " bytes and extent " + std::to_string(t.extent()) +
+             " overflow 64 bits: one buffer holds at most " + std::to_string(t.max_items) + " (argument " +
+             count_arg + ")");
+  }
+  return count * t.size;
+}
+
 MPI_Aint type_lb(MPI_Datatype dt) {
   return get(dt).lb;
 }

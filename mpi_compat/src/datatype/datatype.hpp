@@ -19,6 +19,15 @@ void check_type(MPI_Datatype dt, const char* fn);
 void check_any_type(MPI_Datatype dt, const char* fn, const char* arg);
 /// Bytes of data in one item of `dt` (MPI_Type_size).
 std::size_t type_size(MPI_Datatype dt);
+/// Whether a buffer of `count` items of `dt` is addressable: its data bytes fit MPI_Count and its span
+/// ((count - 1) extents plus the true extent) fits MPI_Aint. Never throws (a valid handle is assumed).
+bool items_fit(MPI_Datatype dt, std::size_t count) noexcept;
+/// The largest count items_fit accepts for `dt` (0 for an invalid handle).
+std::size_t type_max_items(MPI_Datatype dt) noexcept;
+/// type_size(dt) * count, for a checked `dt`; throws MpiError(MPI_ERR_COUNT) naming `fn`, `count_arg`
+/// and the type's size and extent unless items_fit(dt, count): a count that overflows is an error,
+/// never a wrapped size.
+std::size_t items_bytes(MPI_Datatype dt, std::size_t count, const char* fn, const char* count_arg);
 /// Lower bound and extent of `dt` (MPI_Type_get_extent): item i starts at buf + lb + i * extent.
 MPI_Aint type_lb(MPI_Datatype dt);
 MPI_Aint type_extent(MPI_Datatype dt);

@@ -16,7 +16,8 @@ void pack_items(const void* buf, std::size_t count, const Type& t, void* out);
 void unpack_items(const void* in, std::size_t bytes, std::size_t count, const Type& t, void* buf);
 /// Basic elements in `bytes` packed bytes of `t`; -1 if the bytes end inside an element.
 long long elements_in(const Type& t, std::size_t bytes);
-/// Packed bytes of the first `elements` basic elements of a sequence of items of `t`.
+/// Packed bytes of the first `elements` basic elements of a sequence of items of `t` (SIZE_MAX if they
+/// overflow).
 std::size_t bytes_of_elements(const Type& t, std::size_t elements);
 
 }  // namespace takyon::mpi

@@ -69,9 +69,64 @@ std::unordered_map<const void*, std::shared_ptr<Type>>& registry() {
 
 const Type* const detail::g_predefined_types = kPredefined.data();
 
+MPI_Aint add_or_throw(MPI_Aint a, MPI_Aint b, const char* what) {
+  MPI_Aint r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    throw TypeOverflow(std::string("the new type's ") + what + " overflows MPI_Aint: " + std::to_string(a) +
+                       " + " + std::to_string(b));
+  }
+  return r;
+}
+
+MPI_Aint sub_or_throw(MPI_Aint a, MPI_Aint b, const char* what) {
+  MPI_Aint r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) {
+    throw TypeOverflow(std::string("the new type's ") + what + " overflows MPI_Aint: " + std::to_string(a) +
+                       " - " + std::to_string(b));
+  }
+  return r;
+}
+
+MPI_Aint mul_or_throw(MPI_Aint a, MPI_Aint b, const char* what) {
+  MPI_Aint r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw TypeOverflow(std::string("the new type's ") + what + " overflows MPI_Aint: " + std::to_string(a) +
+                       " x " + std::to_string(b));
+  }
+  return r;
+}
+
+namespace {
+
+/// The most items of `t` whose data bytes fit MPI_Count and whose span (from the first item's true
+/// lower bound to the last item's true upper bound) fits MPI_Aint. Unsigned arithmetic: the bounds
+/// themselves may be near the limits.
+std::size_t max_items_of(const Type& t) {
+  using U = std::uint64_t;
+  const U max = U(kMaxTypeValue);
+  U n = max;  // more than any count (an int or an MPI_Count)
+  if (t.size != 0) n = std::min(n, max / U(t.size));
+  const MPI_Aint ext = t.extent();  // fits: finish() checked it
+  // Item i covers [i * ext + true_lb, i * ext + true_ub): for i up to n - 1, i * ext and both ends
+  // stay in MPI_Aint (packing computes them so). The headroom is at most 2^63.
+  if (ext > 0) {
+    const U headroom = max - U(std::max<MPI_Aint>(t.true_ub, 0));
+    n = std::min(n, headroom / U(ext) + 1);
+  } else if (ext < 0) {
+    const U headroom = U(std::min<MPI_Aint>(t.true_lb, 0)) - U(std::numeric_limits<MPI_Aint>::min());
+    n = std::min(n, headroom / (U(0) - U(ext)) + 1);
+  }
+  return std::size_t(n);
+}
+
+}  // namespace
+
 void Type::finish() {
+  (void)sub_or_throw(ub, lb, "extent (upper bound - lower bound)");
+  (void)sub_or_throw(true_ub, true_lb, "true extent");
   contiguous = size != 0 && blocks.size() == 1 && blocks[0].disp == lb && MPI_Aint(blocks[0].len) == extent();
   if (size == 0) contiguous = extent() == 0;
+  max_items = max_items_of(*this);
 }
 
 void TypeBuilder::push_block(MPI_Aint disp, std::size_t len) {
@@ -111,9 +166,26 @@ void TypeBuilder::add(const Type& old, MPI_Aint disp, std::size_t n) {
   // Like Open MPI, copies of an empty type without explicit bounds leave no trace (not even bounds).
   if (n == 0 || (old.size == 0 && !old.explicit_lb && !old.explicit_ub)) return;
   MPI_Aint ext = old.extent();
-  MPI_Aint last = disp + MPI_Aint(n - 1) * ext;
+  if (n - 1 > std::size_t(kMaxTypeValue)) {
+    throw TypeOverflow("the new type's item count " + std::to_string(n) + " overflows MPI_Aint");
+  }
+  // Every bound and block of the copies lies between those of the first and the last copy, so these
+  // checks cover the arithmetic below too.
+  MPI_Aint last =
+      add_or_throw(disp, mul_or_throw(MPI_Aint(n - 1), ext, "displacement (count x extent)"), "displacement");
   MPI_Aint lo = std::min(disp, last);
   MPI_Aint hi = std::max(disp, last);
+  const MPI_Aint lo_lb = add_or_throw(lo, old.lb, "lower bound");
+  const MPI_Aint hi_ub = add_or_throw(hi, old.ub, "upper bound");
+  const MPI_Aint lo_true = add_or_throw(lo, old.true_lb, "true lower bound");
+  const MPI_Aint hi_true = add_or_throw(hi, old.true_ub, "true upper bound");
+  std::size_t bytes = 0;
+  std::size_t size = 0;
+  if (__builtin_mul_overflow(old.size, n, &bytes) || __builtin_add_overflow(t_->size, bytes, &size) ||
+      size > std::size_t(kMaxTypeValue)) {
+    throw TypeOverflow("the new type's size overflows MPI_Count: " + std::to_string(t_->size) + " + " +
+                       std::to_string(n) + " x " + std::to_string(old.size) + " bytes");
+  }
   auto widen = [](bool& any, MPI_Aint& a, MPI_Aint& b, MPI_Aint lo_v, MPI_Aint hi_v) {
     if (!any) {
       a = lo_v;
@@ -124,26 +196,26 @@ void TypeBuilder::add(const Type& old, MPI_Aint disp, std::size_t n) {
       b = std::max(b, hi_v);
     }
   };
+  expect(blocks_of(old, n) + (old.elems.size() == 1 ? 1 : old.elems.size() * n));
   bool natural = any_;
-  widen(natural, lb_, ub_, lo + old.lb, hi + old.ub);
+  widen(natural, lb_, ub_, lo_lb, hi_ub);
   if (old.explicit_lb) {
-    xlb_ = t_->explicit_lb ? std::min(xlb_, lo + old.lb) : lo + old.lb;
+    xlb_ = t_->explicit_lb ? std::min(xlb_, lo_lb) : lo_lb;
     t_->explicit_lb = true;
   }
   if (old.explicit_ub) {
-    xub_ = t_->explicit_ub ? std::max(xub_, hi + old.ub) : hi + old.ub;
+    xub_ = t_->explicit_ub ? std::max(xub_, hi_ub) : hi_ub;
     t_->explicit_ub = true;
   }
   any_ = true;
   if (old.size != 0) {
     bool data = any_data_;
-    widen(data, t_->true_lb, t_->true_ub, lo + old.true_lb, hi + old.true_ub);
+    widen(data, t_->true_lb, t_->true_ub, lo_true, hi_true);
     any_data_ = true;
   }
-  expect(blocks_of(old, n) + (old.elems.size() == 1 ? 1 : old.elems.size() * n));
   t_->align = std::max(t_->align, old.align);
-  t_->size += old.size * n;
-  t_->elements += old.elements * n;
+  t_->size = size;
+  t_->elements += old.elements * n;  // at most one element per byte: bounded by the size
   if (old.contiguous && ext > 0) {
     push_block(disp + old.lb, old.size * n);  // adjacent copies: one block
   } else {
@@ -166,10 +238,10 @@ std::shared_ptr<Type> TypeBuilder::build() {
   t.lb = t.explicit_lb ? xlb_ : lb_;
   t.ub = t.explicit_ub ? xub_ : ub_;
   if (!t.explicit_ub && t.align > 1) {
-    MPI_Aint ext = t.ub - t.lb;
+    MPI_Aint ext = sub_or_throw(t.ub, t.lb, "extent (upper bound - lower bound)");
     MPI_Aint a = MPI_Aint(t.align);
     MPI_Aint rest = ((ext % a) + a) % a;
-    if (rest != 0) t.ub += a - rest;
+    if (rest != 0) t.ub = add_or_throw(t.ub, a - rest, "upper bound (rounded up to the alignment)");
   }
   if (!any_data_) {
     t.true_lb = 0;
@@ -323,11 +395,12 @@ std::size_t bytes_of_elements(const Type& t, std::size_t elements) {
   if (t.elements == 0) return 0;
   std::size_t whole = elements / t.elements;
   std::size_t rest = elements % t.elements;
-  std::size_t bytes = whole * t.size;
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(whole, t.size, &bytes)) return SIZE_MAX;
   for (const ElemRun& r : t.elems) {
     if (rest == 0) break;
     std::size_t k = std::min(r.count, rest);
-    bytes += k * r.size;
+    if (__builtin_add_overflow(bytes, k * r.size, &bytes)) return SIZE_MAX;
     rest -= k;
   }
   return bytes;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -55,11 +56,15 @@ struct Type {
   bool committed = false;
   bool predefined = false;
   bool contiguous = false;  ///< one block at lb of extent bytes: moves in place
+  /// The most items one buffer may hold: more would overflow MPI_Count in their data bytes or MPI_Aint
+  /// in their span ((count - 1) extents plus the true extent). Set by finish().
+  std::size_t max_items = 0;
   std::string name;
   std::shared_ptr<const Contents> contents;  ///< derived types: the constructor and its arguments
 
   [[nodiscard]] MPI_Aint extent() const { return ub - lb; }
-  /// Computes `contiguous` (after blocks and bounds are final).
+  /// Checks that the extent and true extent fit MPI_Aint (TypeOverflow), then computes `contiguous`
+  /// and `max_items` (after blocks and bounds are final).
   void finish();
 };
 
@@ -72,6 +77,21 @@ class TypeTooLarge : public std::length_error {
  public:
   using std::length_error::length_error;
 };
+
+/// Thrown when a type's size (MPI_Count), extent, bounds or true extent (MPI_Aint) would not fit in 64
+/// signed bits: the message names the quantity and the operands.
+class TypeOverflow : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+/// The largest size, extent or bound a type may have (MPI_Count and MPI_Aint are 64-bit).
+inline constexpr MPI_Aint kMaxTypeValue = std::numeric_limits<MPI_Aint>::max();
+
+/// a + b, a - b and a * b for the bounds of a type; throw TypeOverflow naming `what` and the operands.
+MPI_Aint add_or_throw(MPI_Aint a, MPI_Aint b, const char* what);
+MPI_Aint sub_or_throw(MPI_Aint a, MPI_Aint b, const char* what);
+MPI_Aint mul_or_throw(MPI_Aint a, MPI_Aint b, const char* what);
 
 /// Builds a derived type from copies of other types (every MPI_Type_* constructor).
 class TypeBuilder {

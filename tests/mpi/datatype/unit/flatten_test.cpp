@@ -319,6 +319,58 @@ TEST(DatatypeFlatten, TooLargeToFlattenThrowsBeforeAllocating) {
   EXPECT_EQ(b.build()->blocks.size(), 1U);
 }
 
+TEST(DatatypeFlatten, SizesAndBoundsPast64BitsThrowTypeOverflow) {
+  const Type& d = *find_type(MPI_DOUBLE);
+  const Type& c = *find_type(MPI_CHAR);
+  TypeBuilder g8b;
+  g8b.add(d, 0, std::size_t(1) << 30);  // 8 GiB, one block
+  auto g8 = g8b.build();
+  TypeBuilder size_overflow;
+  EXPECT_THROW(size_overflow.add(*g8, 0, std::size_t(1) << 30), TypeOverflow);  // 2^63 bytes
+  TypeBuilder ub_overflow;
+  EXPECT_THROW(ub_overflow.add(c, kMaxTypeValue - 2, 8), TypeOverflow);
+  auto sparse = std::make_shared<Type>(c);  // one char, extent 2^62
+  sparse->ub = MPI_Aint(1) << 62;
+  sparse->finish();
+  TypeBuilder disp_overflow;  // the third copy starts at 2^63
+  EXPECT_THROW(disp_overflow.add(*sparse, 0, 3), TypeOverflow);
+
+  TypeBuilder sum_overflow;  // two halves whose sizes each fit
+  TypeBuilder halfb;
+  halfb.add(*g8, 0, std::size_t(1) << 29);  // 2^62 bytes
+  auto half = halfb.build();
+  sum_overflow.add(*half, 0, 1);
+  EXPECT_THROW(sum_overflow.add(*half, MPI_Aint(1) << 62, 1), TypeOverflow);
+  // At the limits but inside: built, with the exact values.
+  TypeBuilder edge;
+  edge.add(c, kMaxTypeValue - 1, 1);
+  auto e = edge.build();
+  EXPECT_EQ(e->ub, kMaxTypeValue);
+  EXPECT_EQ(e->extent(), 1);
+  EXPECT_EQ(half->size, std::size_t(1) << 62);
+  EXPECT_EQ(half->extent(), MPI_Aint(1) << 62);
+}
+
+TEST(DatatypeFlatten, MaxItemsBoundsBytesAndSpan) {
+  EXPECT_EQ(find_type(MPI_DOUBLE)->max_items, std::size_t(kMaxTypeValue) / 8);
+  TypeBuilder halfb;
+  halfb.add(*find_type(MPI_CHAR), 0, std::size_t(1) << 62);
+  auto half = halfb.build();
+  EXPECT_EQ(half->max_items, 1U);  // two would be 2^63 bytes
+  // One char every 2^62 bytes: the bytes fit any count, the span only 2 items ([0, 2^62 + 1)).
+  auto sparse = std::make_shared<Type>(*find_type(MPI_CHAR));
+  sparse->ub = MPI_Aint(1) << 62;
+  sparse->finish();
+  EXPECT_EQ(sparse->max_items, 2U);
+  // A negative extent walks down: items at 0, -2^62, -2^63 (its byte still fits).
+  sparse->lb = MPI_Aint(1) << 62;
+  sparse->ub = 0;
+  sparse->finish();
+  EXPECT_EQ(sparse->max_items, 3U);
+  // Elements past 64 bits of bytes saturate (MPI_Status_set_elements_x reports MPI_ERR_COUNT).
+  EXPECT_EQ(bytes_of_elements(*find_type(MPI_LONG_DOUBLE), std::size_t(1) << 62), SIZE_MAX);
+}
+
 TEST(DatatypeFlatten, VectorPacksByBlocks) {
   // 1000 blocks of one double, stride 2: one block per item of the inner type, packed in order.
   TypeBuilder b;
