@@ -132,7 +132,8 @@ inline void set_proc_null_status(MPI_Status* s) {
 void set_status(MPI_Status* s, const Request& r);
 /// MPI_ERR_TRUNCATE for a truncated receive, else MPI_SUCCESS.
 inline int request_error(const Request& r) {
-  return r.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  if (!r.truncated) return MPI_SUCCESS;
+  return r.error_class != 0 ? r.error_class : MPI_ERR_TRUNCATE;
 }
 
 /// Completes the bookkeeping of a finished request: fills `status`, frees a non-persistent request

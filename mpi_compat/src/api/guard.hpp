@@ -40,7 +40,8 @@ int guarded(const char* fn, MPI_Comm comm, const Body& body) noexcept {
   } catch (const MpiError& e) {
     return raise_error(comm, e.error_class(), e.what());
   } catch (const PeerFailure& e) {
-    return raise_error(comm, MPI_ERR_OTHER, std::string(fn) + ": " + e.what());
+    return raise_error(comm, e.gone() ? MPI_ERR_PROC_ABORTED : MPI_ERR_OTHER,
+                       std::string(fn) + ": " + e.what());
   } catch (const std::bad_alloc&) {
     return raise_error(comm, MPI_ERR_NO_MEM, std::string(fn) + ": out of memory");
   } catch (const std::exception& e) {

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "datatype/datatype.hpp"
+#include "errors.hpp"
 #include "messages.hpp"
 #include "op/op.hpp"
 #include "pt2pt/backoff.hpp"
 #include "pt2pt/copy_tuner.hpp"
+#include "pt2pt/peer_failure.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -463,10 +466,11 @@ void forget_error(const Request* r) {
 }
 
 /// Completes the request of a finished (or failed) schedule; a freed request is released now.
-void complete_request(Request* r, const std::string& error) {
+void complete_request(Request* r, const std::string& error, int error_class) {
   if (!error.empty()) {
-    // Reported by MPI_Wait/Test as MPI_ERR_TRUNCATE (with this message), like a mismatched receive.
+    // Reported by MPI_Wait/Test with this class and message, as a mismatched receive is.
     r->truncated = true;
+    r->error_class = error_class;
     errors().emplace_back(r, error);
   }
   r->complete = true;
@@ -489,7 +493,7 @@ MPI_Request start_nonblocking(std::unique_ptr<Schedule> s) {
   r->datatype = MPI_BYTE;
   r->active = true;
   if (done) {
-    complete_request(r, {});
+    complete_request(r, {}, MPI_SUCCESS);
   } else {
     pending().push_back(Pending{r, std::move(s)});
   }
@@ -513,11 +517,25 @@ bool progress_nonblocking() {
   for (std::size_t i = 0; i < list.size();) {
     bool done = false;
     std::string error;
+    int error_class = MPI_SUCCESS;
     try {
       done = list[i].schedule->advance();
+    } catch (const MpiError& ex) {
+      done = true;
+      error = ex.what();
+      error_class = ex.error_class();
+    } catch (const PeerFailure& ex) {  // a dead peer: MPI_ERR_PROC_ABORTED
+      done = true;
+      error = ex.what();
+      error_class = ex.gone() ? MPI_ERR_PROC_ABORTED : MPI_ERR_OTHER;
+    } catch (const std::bad_alloc&) {
+      done = true;
+      error = std::string(list[i].schedule->fn()) + ": out of memory";
+      error_class = MPI_ERR_NO_MEM;
     } catch (const std::exception& ex) {
       done = true;
       error = ex.what();
+      error_class = MPI_ERR_INTERN;
     }
     if (!done) {
       ++i;
@@ -525,7 +543,7 @@ bool progress_nonblocking() {
     }
     Request* r = list[i].req;
     list.erase(list.begin() + std::ptrdiff_t(i));
-    complete_request(r, error);
+    complete_request(r, error, error_class);
     moved = true;
   }
   return moved;

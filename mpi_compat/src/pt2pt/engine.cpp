@@ -7,10 +7,14 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "common/knobs.hpp"
 
@@ -31,6 +35,37 @@ bool has_core_each(int ranks) {
   int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   return ranks <= allowed || (allowed < ranks && online > 0 && ranks <= online);
+}
+
+/// How process `pid`, which has exited, ended: "exited with code 9" or "was killed by signal 9
+/// (Killed)", read from /proc while it is a zombie (its parent has not reaped it); once reaped only the
+/// parent knows, and the text says so.
+std::string how_it_ended(pid_t pid) {
+  std::string unknown = "exited or was killed (its exit status went to its parent)";
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
+  std::FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return unknown;
+  char line[1024];
+  const bool got = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* p = got ? std::strrchr(line, ')') : nullptr;  // the command name may hold anything
+  if (p == nullptr || p[1] != ' ' || p[2] != 'Z') return unknown;
+  // After the name: field 3 (state) ... field 52 (exit_code, a wait status).
+  const char* q = p + 2;
+  for (int field = 3; field < 52 && q != nullptr; ++field) {
+    q = std::strchr(q, ' ');
+    if (q != nullptr) ++q;
+  }
+  if (q == nullptr) return unknown;
+  const auto status = int(std::strtol(q, nullptr, 10));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = sigdescr_np(sig);
+    return "was killed by signal " + std::to_string(sig) +
+           (name != nullptr ? std::string(" (") + name + ")" : "");
+  }
+  return "exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
 }  // namespace
@@ -409,8 +444,9 @@ void Engine::check_peers() const {
     if (p.live.header != nullptr && p.live.header->finalized.load(std::memory_order_acquire) != 0) continue;
     if (p.live.watch.pid() <= 0) continue;  // another host: only its path can tell
     if (exited(p)) {
-      throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(p.live.watch.pid()) +
-                        ") exited without calling MPI_Finalize");
+      const pid_t pid = p.live.watch.pid();
+      throw PeerFailure("rank " + std::to_string(r) + " (pid " + std::to_string(pid) + ") " +
+                        how_it_ended(pid) + " without calling MPI_Finalize");
     }
   }
 }

@@ -128,7 +128,8 @@ void PathChannel::publish(shm::CellHeader* cell) {
     if (deadline == 0) deadline = now + std::uint64_t(kFinishTimeout * 1e9);
     if (now > deadline) {
       throw PeerFailure("rank " + std::to_string(peer_) + ": path '" + interconnect_ +
-                        "' refused a send the peer had cleared for 30 s");
+                            "' refused a send the peer had cleared for 30 s",
+                        PeerFailure::Kind::kMisbehaved);
     }
   }
   in_flight_[std::size_t(i)] = true;
@@ -146,7 +147,8 @@ const shm::CellHeader* PathChannel::peek() {
   const auto* cell = reinterpret_cast<const shm::CellHeader*>(recv_bufs_[std::size_t(i)] + offset);
   if (bytes < sizeof(shm::CellHeader) || offset != 0 || bytes != sizeof(shm::CellHeader) + cell->bytes) {
     throw PeerFailure("rank " + std::to_string(peer_) + ": malformed frame of " + std::to_string(bytes) +
-                      " bytes on path '" + interconnect_ + "'");
+                          " bytes on path '" + interconnect_ + "'",
+                      PeerFailure::Kind::kMisbehaved);
   }
   credited_ += cell->seq.load(std::memory_order_relaxed);
   current_ = cell;

@@ -65,6 +65,8 @@ struct Request {
   bool freed = false;  ///< MPI_Request_free while active: released when it completes
   bool cancelled = false;
   bool truncated = false;
+  /// With `truncated`: the error class of a failed nonblocking collective (0: MPI_ERR_TRUNCATE).
+  int error_class = 0;
   RecvState recv_state = RecvState::kIdle;
   int status_source = 0;  ///< world rank
   int status_tag = 0;

@@ -118,8 +118,11 @@ bool Engine::write_to_receiver(Peer& p, const Request* r, std::uint64_t addr, st
 void Engine::cma_failed(int peer, const char* what) const {
   const int err = errno;
   check_peers();  // a peer that died meanwhile is the better message
+  // ESRCH: the process is gone (check_peers may not see it yet); anything else is a live peer's
+  // memory that stopped being there.
   throw PeerFailure(std::string(what) + " of rank " + std::to_string(peer) + "'s memory failed (" +
-                    std::strerror(err) + ") after it had worked on the same message");
+                        std::strerror(err) + ") after it had worked on the same message",
+                    err == ESRCH ? PeerFailure::Kind::kGone : PeerFailure::Kind::kMisbehaved);
 }
 
 void Engine::finish_split_recv(Peer& p, int source, std::uint32_t msg_id, bool wrote) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A rank dies (exits without MPI_Finalize) while the others wait for it in small blocking
  * collectives (the flat shared-memory path by default): they must get an error (MPI_ERRORS_RETURN:
- * MPI_ERR_OTHER naming the rank) or the job must be ended; never a hang. Expected to end with a
+ * MPI_ERR_PROC_ABORTED naming the rank) or the job must be ended; never a hang. Expected to end with a
  * non-zero status. np 2-4. */
 #define _DEFAULT_SOURCE
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A rank dies (exits without MPI_Finalize) while rank 0 waits for it: rank 0 must get an error
- * (MPI_ERRORS_RETURN: MPI_ERR_OTHER naming the rank) or the job must be ended; never a hang.
+ * (MPI_ERRORS_RETURN: MPI_ERR_PROC_ABORTED naming the rank) or the job must be ended; never a hang.
  * Expected to end with a non-zero status. np 2-4. */
 #define _DEFAULT_SOURCE
 #include <unistd.h>
