@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: MIT
 # The README's test command: install what is missing, then build and run every ctest test in three
 # configurations (RelWithDebInfo, ASan+UBSan, TSan), each in its own build/<name> directory, check
-# formatting and run clang-tidy (ci/lint.sh), and fuzz the graph-file parser for a short while
-# (libFuzzer, clang).
+# formatting and run clang-tidy (ci/lint.sh), and fuzz the graph-file parser, interconnect strings and
+# graph files through the public API for a short while (libFuzzer, clang).
 #
 #   bash ci/test.sh                       # all three, as CI runs it (Debian 12, as root)
 #   TAKYON_CI_CONFIGS="normal" bash ci/test.sh
 #
 # Environment knobs (all optional):
 #   TAKYON_CI_CONFIGS   which configurations, in order (default "normal lint asan tsan fuzz")
-#   TAKYON_CI_FUZZ_SECONDS  how long the graph parser is fuzzed (default 30)
+#   TAKYON_CI_FUZZ_SECONDS  how long each of the three fuzzers runs (default 30)
 #   TAKYON_CI_JOBS      parallel build jobs (default 2)
 #   TAKYON_CI_CTEST_JOBS  ctest -j (default TAKYON_CI_JOBS + 1: the tests leave a core idle a quarter of
 #                       the time, waiting on peers, timeouts and process start-up)
@@ -202,29 +202,34 @@ run_config() {
   [ "${RESULT[$name]}" = PASSED ]
 }
 
-# run_fuzz <seconds>: builds the graph parser's libFuzzer target with clang (ASan+UBSan inside) and
-# runs it from the seed corpus for <seconds>; any crash, leak or hang fails the configuration.
+# run_fuzz <seconds>: builds the libFuzzer targets with clang (tests/fuzz: the graph parser alone, and
+# the public API of a libtakyon built with ASan+UBSan: interconnect strings through takyonCreate, graph
+# files through takyonLoadGraphDescription) and runs each from its seed corpus for <seconds>; any crash,
+# leak, hang or /dev/shm entry left behind fails the configuration.
 run_fuzz() {
   local seconds=$1 dir="build/fuzz" t0
+  local targets=(takyon_graph_fuzz takyon_provider_fuzz takyon_graph_load_fuzz)
   mkdir -p "$dir"
-  takyon_ci_log "fuzz: configure (clang, TAKYON_FUZZ=ON)"
+  takyon_ci_log "fuzz: configure (clang, TAKYON_FUZZ=ON, TAKYON_SANITIZE=address)"
   t0=$SECONDS
   if ! "${LAUNCHER[@]}" env CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DTAKYON_FUZZ=ON -DTAKYON_BUILD_TESTS=OFF -DTAKYON_BUILD_EXAMPLES=OFF -DTAKYON_BUILD_BENCH=OFF -DTAKYON_WITH_UCX=OFF >"$dir/ci-configure.log" 2>&1 ||
-    ! "${LAUNCHER[@]}" cmake --build "$dir" -j "$JOBS" --target takyon_graph_fuzz >"$dir/ci-build.log" 2>&1; then
+      -DTAKYON_FUZZ=ON -DTAKYON_SANITIZE=address -DTAKYON_BUILD_TESTS=OFF -DTAKYON_BUILD_EXAMPLES=OFF \
+      -DTAKYON_BUILD_BENCH=OFF -DTAKYON_WITH_UCX=OFF >"$dir/ci-configure.log" 2>&1 ||
+    ! "${LAUNCHER[@]}" cmake --build "$dir" -j "$JOBS" --target "${targets[@]}" >"$dir/ci-build.log" 2>&1; then
     tail -n 60 "$dir/ci-configure.log" "$dir/ci-build.log" 2>/dev/null
-    RESULT[fuzz]=FAILED DETAIL[fuzz]="fuzz target did not build, see $dir/ci-*.log"
+    RESULT[fuzz]=FAILED DETAIL[fuzz]="fuzz targets did not build, see $dir/ci-*.log"
     BUILD_S[fuzz]=$((SECONDS - t0))
     return 1
   fi
   BUILD_S[fuzz]=$((SECONDS - t0))
-  takyon_ci_log "fuzz: built in ${BUILD_S[fuzz]} s; fuzzing the graph parser for ${seconds} s"
+  takyon_ci_log "fuzz: built in ${BUILD_S[fuzz]} s; ${#targets[@]} fuzzers, ${seconds} s each"
   t0=$SECONDS
-  if "${LAUNCHER[@]}" bash tests/fuzz/run_fuzz.sh "$dir" "$seconds" >"$dir/ci-fuzz.log" 2>&1; then
-    RESULT[fuzz]=PASSED DETAIL[fuzz]="$(grep -E '^#[0-9]+ +DONE' "$dir/ci-fuzz.log" | tail -n 1)"
+  if "${LAUNCHER[@]}" bash tests/fuzz/run_fuzz.sh "$dir" "$seconds" "${targets[@]}" >"$dir/ci-fuzz.log" 2>&1; then
+    RESULT[fuzz]=PASSED
+    DETAIL[fuzz]="$(grep -E '^#[0-9]+ +DONE' "$dir/ci-fuzz.log" | awk '{print $1}' | paste -sd ' ' -) runs"
   else
     tail -n 80 "$dir/ci-fuzz.log"
-    RESULT[fuzz]=FAILED DETAIL[fuzz]="the fuzzer found a problem, see $dir/ci-fuzz.log"
+    RESULT[fuzz]=FAILED DETAIL[fuzz]="a fuzzer found a problem, see $dir/ci-fuzz.log"
   fi
   TEST_S[fuzz]=$((SECONDS - t0))
   [ "${RESULT[fuzz]}" = PASSED ]
@@ -290,7 +295,7 @@ for config in "${CONFIGS[@]}"; do
     asan) what="TAKYON_SANITIZE=address" ;;
     tsan) what="TAKYON_SANITIZE=thread" ;;
     lint) what="clang-format, clang-tidy" ;;
-    fuzz) what="libFuzzer graph parser" ;;
+    fuzz) what="libFuzzer, 3 targets" ;;
     *) what="?" ;;
   esac
   printf '%-7s %-24s %-7s build %4ss  ctest %4ss  %s\n' "$config" "$what" "${RESULT[$config]:-FAILED}" \
