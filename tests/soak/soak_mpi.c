@@ -2,6 +2,9 @@
 /* MPI point-to-point soak: rounds of random-size messages between every pair of ranks, every byte checked. */
 /*
  * Usage: takyon-run -n <np> takyon-soak-mpi [--messages N] [--seconds S] [--seed N] [--max-bytes B]
+ *                                            [--inject-repeat N]
+ * (--inject-repeat: message N from rank 0 to rank 1 carries the bytes of the one before it; a self-test,
+ * the run must fail naming it.)
  *
  * Each round (all ranks derive the same choices from the seed and the round number) is one of:
  *   blocking:  rank pairs of a round-robin schedule; the lower rank MPI_Sends its batch then MPI_Recvs
@@ -31,6 +34,7 @@
 static int g_rank, g_size;
 static uint64_t g_seed = 1;
 static uint64_t g_max_bytes = 262144;
+static uint64_t g_inject_repeat; /* > 0: message N from rank 0 to 1 carries message N-1's bytes (self-test) */
 
 static uint64_t mix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -136,10 +140,12 @@ static uint64_t *pair_seq(int src, int dst) {
 
 /* Writes message k of this round to `dst` in send slot `slot`; returns its shape. */
 static Shape prepare(int dst, int k, int slot, unsigned char **data) {
-  uint64_t key = key_of(g_rank, dst, *pair_seq(g_rank, dst) + (uint64_t)k);
+  uint64_t seq = *pair_seq(g_rank, dst) + (uint64_t)k;
+  uint64_t key = key_of(g_rank, dst, seq);
   Shape s = shape_of(key);
   *data = g_send + (size_t)slot * slot_bytes() + GUARD + s.src_offset;
-  fill(*data, s.bytes, key);
+  int repeat = g_inject_repeat > 0 && g_rank == 0 && dst == 1 && seq == g_inject_repeat;
+  fill(*data, s.bytes, repeat ? key_of(g_rank, dst, seq - 1) : key);
   return s;
 }
 
@@ -353,9 +359,13 @@ int main(int argc, char **argv) {
       g_seed = strtoull(argv[++i], NULL, 0);
     else if (i + 1 < argc && strcmp(a, "--max-bytes") == 0)
       g_max_bytes = strtoull(argv[++i], NULL, 0);
+    else if (i + 1 < argc && strcmp(a, "--inject-repeat") == 0)
+      g_inject_repeat = strtoull(argv[++i], NULL, 0);
     else {
       if (g_rank == 0)
-        fprintf(stderr, "usage: %s [--messages N] [--seconds S] [--seed N] [--max-bytes B (8..2^30)]\n",
+        fprintf(stderr,
+                "usage: %s [--messages N] [--seconds S] [--seed N] [--max-bytes B (8..2^30)] "
+                "[--inject-repeat N]\n",
                 argv[0]);
       MPI_Finalize();
       return 2;
