@@ -5,7 +5,8 @@
 #   1. every installed program and library finds its dependencies (ldd: nothing "not found");
 #   2. find_package(Takyon) consumers in C and C++;
 #   3. pkg-config consumers in C and C++, and guide-style C code (#include "takyon.h" with
-#      -I<prefix>/include/takyon);
+#      -I<prefix>/include/takyon); with UCX, a Ucx path through the module in <libdir>/takyon,
+#      which libtakyon loads on first use (libtakyon itself must not link UCX);
 #   4. MPI programs in C and C++ built with the installed takyon-mpicc/takyon-mpicxx, run as
 #      singletons, under the installed takyon-run, under Open MPI's mpirun and under srun --mpi=pmix
 #      (when given);
