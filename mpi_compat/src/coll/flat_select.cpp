@@ -208,6 +208,7 @@ bool flat_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (!fits(*c, Coll::kGather, block, p, fn)) return false;
   const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype, st);
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
+  if (is_root && all > rt.max_items) return false;  // the full path reports it (all ranks agree on p x block)
   char* recv = is_root ? packed_out(recvbuf, all, recvtype, rt, in_place) : nullptr;
   flat::gather(*c, fn, send, recv, block, root);
   if (is_root) finish_out(recvbuf, all, recvtype, rt);
@@ -231,6 +232,7 @@ bool flat_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (is_root && !in_place && bytes_of(sendcount, st) != bytes_of(recvcount, rt)) return false;
   std::size_t block = is_root ? bytes_of(sendcount, st) : bytes_of(recvcount, rt);
   if (!fits(*c, Coll::kScatter, block * std::size_t(p), p, fn)) return false;
+  if (is_root && std::size_t(p) * std::size_t(sendcount) > st.max_items) return false;
   const char* send =
       is_root ? packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype, st) : nullptr;
   char* recv = in_place ? nullptr : packed_out(recvbuf, std::size_t(recvcount), recvtype, rt, false);
@@ -255,6 +257,7 @@ bool flat_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   if (!fits(*c, Coll::kAllgather, block, p, fn)) return false;
   const char* send = in_place ? nullptr : packed_in(sendbuf, std::size_t(sendcount), sendtype, st);
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
+  if (all > rt.max_items) return false;
   char* recv = packed_out(recvbuf, all, recvtype, rt, in_place);
   flat::allgather(*c, fn, send, recv, block);
   finish_out(recvbuf, all, recvtype, rt);
@@ -277,7 +280,9 @@ bool flat_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (bytes_of(sendcount, st) != block) return false;
   }
   if (!fits(*c, Coll::kAlltoall, block * std::size_t(p), p, fn)) return false;
+  if (!in_place && std::size_t(p) * std::size_t(sendcount) > st.max_items) return false;
   const std::size_t all = std::size_t(p) * std::size_t(recvcount);
+  if (all > rt.max_items) return false;
   char* recv = packed_out(recvbuf, all, recvtype, rt, in_place);
   const char* send =
       in_place ? recv : packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype, st);
