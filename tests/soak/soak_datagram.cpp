@@ -247,24 +247,31 @@ bool soak_datagram(const TakyonProviderInfo& info, const Options& options, Total
     s.send_polling = (rng() & 1u) != 0;
     s.recv_polling = (rng() & 1u) != 0;
     s.nonblocking = (rng() & 1u) != 0;
-    const std::string port = std::to_string(loopback_port(SOCK_DGRAM));
-    if (multicast) {
-      const std::string where = " -IP=127.0.0.1 -group=" + multicast_group() + " -port=" + port;
-      s.send_text = std::string(info.name) + where;
-      s.recv_text = std::string(recv_info->name) + where + " -reuse";
-    } else {
-      s.send_text = std::string(info.name) + " -IP=127.0.0.1 -port=" + port;
-      s.recv_text = std::string(recv_info->name) + " -IP=127.0.0.1 -port=" + port;
-    }
     std::atomic<int> ready{0};
     std::atomic<bool> sent{false};
     Counts counts;
-    std::thread receiver([&] { receive(s, ready, sent, counts); });
-    while (ready.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
     std::string error;
-    if (ready.load() > 0) error = send_all(s, options.inject_repeat);
-    sent = true;
-    receiver.join();
+    // The port was free a moment ago; another process may take it first: then try another.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const std::string port = std::to_string(loopback_port(SOCK_DGRAM));
+      if (multicast) {
+        const std::string where = " -IP=127.0.0.1 -group=" + multicast_group() + " -port=" + port;
+        s.send_text = std::string(info.name) + where;
+        s.recv_text = std::string(recv_info->name) + where + " -reuse";
+      } else {
+        s.send_text = std::string(info.name) + " -IP=127.0.0.1 -port=" + port;
+        s.recv_text = std::string(recv_info->name) + " -IP=127.0.0.1 -port=" + port;
+      }
+      ready = 0;
+      counts = Counts{};
+      std::thread receiver([&] { receive(s, ready, sent, counts); });
+      while (ready.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (ready.load() > 0) error = send_all(s, options.inject_repeat);
+      sent = true;
+      receiver.join();
+      if (ready.load() > 0 || counts.error.find("in use") == std::string::npos) break;
+      sent = false;
+    }
     ++totals.segments;
     totals.messages += s.count;
     totals.received += counts.received;
