@@ -2,11 +2,12 @@
 /* A program linked with libtakyon (and, built with PROBE_MPI, libtakyon_mpi) that checks when UCX
  * is loaded: not before the first Ucx path, and then without UCX's error-signal handlers.
  *
- *   ucx_module_probe lazy <ID> [options]     UCX is not mapped and SIGSEGV/SIGBUS are the defaults;
+ *   ucx_module_probe lazy <ID> [options]     UCX is not mapped and SIGSEGV/SIGBUS are the defaults
+ *                                             (under a sanitizer: as the sanitizer set them);
  *                                             then a "Ucx -ID=<ID> [options]" path (two threads)
  *                                             carries messages both ways, checked byte by byte;
- *                                             then libucp is mapped and SIGSEGV/SIGBUS still the
- *                                             defaults (unless UCX_ERROR_SIGNALS/UCX_HANDLE_ERRORS)
+ *                                             then libucp is mapped and SIGSEGV/SIGBUS still as at
+ *                                             the start (unless UCX_ERROR_SIGNALS/UCX_HANDLE_ERRORS)
  *   ucx_module_probe missing <ID>            the module is not beside libtakyon: creating a Ucx
  *                                             path fails at once naming the module; Ucx is still
  *                                             listed as built; InterThreadMemcpy works as ever
@@ -58,10 +59,42 @@ static bool mapped(const char *name) {
   return look == NULL;
 }
 
-static bool default_disposition(int signum) {
-  struct sigaction sa;
-  if (sigaction(signum, NULL, &sa) != 0) return false;
-  return (sa.sa_flags & SA_SIGINFO) == 0 && sa.sa_handler == SIG_DFL;
+/* A sanitizer installs its own SIGSEGV/SIGBUS handlers before main(): then the dispositions must
+ * stay what they were at the start, else they must be the defaults. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PROBE_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PROBE_SANITIZER 1
+#endif
+#endif
+
+static struct sigaction g_initial[2];
+static const int kSignals[2] = {SIGSEGV, SIGBUS};
+
+static void record_initial_dispositions(void) {
+  for (int i = 0; i < 2; i++) sigaction(kSignals[i], NULL, &g_initial[i]);
+#ifndef PROBE_SANITIZER
+  for (int i = 0; i < 2; i++) {
+    if ((g_initial[i].sa_flags & SA_SIGINFO) != 0 || g_initial[i].sa_handler != SIG_DFL) {
+      fail("SIGSEGV or SIGBUS has a handler at the start of main()");
+    }
+  }
+#endif
+}
+
+/* SIGSEGV and SIGBUS are handled as they were at the start of main(). */
+static bool dispositions_unchanged(void) {
+  for (int i = 0; i < 2; i++) {
+    struct sigaction now;
+    if (sigaction(kSignals[i], NULL, &now) != 0) return false;
+    if ((now.sa_flags & SA_SIGINFO) != (g_initial[i].sa_flags & SA_SIGINFO)) return false;
+    if ((now.sa_flags & SA_SIGINFO) != 0 ? now.sa_sigaction != g_initial[i].sa_sigaction
+                                         : now.sa_handler != g_initial[i].sa_handler) {
+      return false;
+    }
+  }
+  return true;
 }
 
 static void expect_no_ucx(const char *when) {
@@ -70,8 +103,8 @@ static void expect_no_ucx(const char *when) {
     snprintf(text, sizeof(text), "%s: UCX or the Ucx module is already mapped", when);
     fail(text);
   }
-  if (!default_disposition(SIGSEGV) || !default_disposition(SIGBUS)) {
-    snprintf(text, sizeof(text), "%s: SIGSEGV or SIGBUS has a handler", when);
+  if (!dispositions_unchanged()) {
+    snprintf(text, sizeof(text), "%s: SIGSEGV or SIGBUS is handled by someone else now", when);
     fail(text);
   }
 }
@@ -173,7 +206,7 @@ static int lazy(const char *interconnect) {
   if (!mapped("libucp")) fail("libucp is not mapped after a Ucx path was created");
   if (!mapped("libtakyon_ucx")) fail("the Ucx module is not mapped after a Ucx path was created");
   if (getenv("UCX_ERROR_SIGNALS") == NULL && getenv("UCX_HANDLE_ERRORS") == NULL &&
-      (!default_disposition(SIGSEGV) || !default_disposition(SIGBUS))) {
+      !dispositions_unchanged()) {
     fail("UCX's handler for SIGSEGV or SIGBUS stayed installed after the Ucx path");
   }
   /* A second Ucx path reuses the loaded module. */
@@ -216,6 +249,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, NULL, _IONBF, 0);
+  record_initial_dispositions();
 #ifdef PROBE_MPI
   expect_no_ucx("before MPI_Init");
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) fail("MPI_Init");
