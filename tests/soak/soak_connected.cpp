@@ -313,8 +313,11 @@ class SegmentEndpoint {
 };
 
 // Endpoint B: follows A's plans until told to stop. True when every segment passed.
-bool serve_b(int fd, const TakyonProviderInfo& info, const Options& options) {
+// In its own process (`own_process`), B also checks that each path left no descriptor open; as a
+// thread it shares A's descriptors, which A checks.
+bool serve_b(int fd, const TakyonProviderInfo& info, const Options& options, bool own_process) {
   bool all_ok = true;
+  int fds_after_first = -1;
   Plan plan;
   while (get(fd, plan) && plan.stop == 0) {
     Report report;
@@ -324,6 +327,15 @@ bool serve_b(int fd, const TakyonProviderInfo& info, const Options& options) {
       ok = ep.destroy() && ok;
       report.ok = ok ? 1 : 0;
       report.why.set(ep.error());
+    }
+    const int fds = own_process ? open_fd_count() : 0;
+    if (fds_after_first < 0) {
+      fds_after_first = fds;
+    } else if (fds > fds_after_first && report.ok != 0) {
+      report.ok = 0;
+      report.why.set("endpoint B: " + std::to_string(fds) + " file descriptors open after segment " +
+                     std::to_string(plan.index) + ", " + std::to_string(fds_after_first) +
+                     " after the first");
     }
     all_ok = all_ok && report.ok != 0;
     if (!put(fd, report)) return false;
@@ -420,7 +432,7 @@ bool soak_connected(const TakyonProviderInfo& info, const Options& options, Tota
   }
   if (info.reach == TAKYON_REACH_THREADS) {
     bool b_ok = false;
-    std::thread b([&] { b_ok = serve_b(fds[1], info, options); });
+    std::thread b([&] { b_ok = serve_b(fds[1], info, options, false); });
     const bool a_ok = drive_a(fds[0], info, options, totals);
     b.join();
     close(fds[0]);
@@ -435,7 +447,7 @@ bool soak_connected(const TakyonProviderInfo& info, const Options& options, Tota
   }
   if (child == 0) {
     close(fds[0]);
-    const bool ok = serve_b(fds[1], info, options);
+    const bool ok = serve_b(fds[1], info, options, true);
     std::fflush(stdout);
     std::fflush(stderr);
     _exit(ok ? 0 : 1);

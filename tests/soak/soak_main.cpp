@@ -19,6 +19,8 @@ namespace {
 using takyon::soak::Options;
 using takyon::soak::Totals;
 
+constexpr uint64_t kTimedMaxSegment = 10000;  // --max-segment's cap under --seconds
+
 void usage(const char* program) {
   std::fprintf(
       stderr,
@@ -27,7 +29,8 @@ void usage(const char* program) {
       "       %s --list\n"
       "  --provider     a provider of the table (takyon-info); for a datagram pair, its sending half\n"
       "  --messages     messages from A to B (default 100000); a connected provider's are each answered\n"
-      "  --seconds      start no new path (segment) after S seconds; 0: no limit (default)\n"
+      "  --seconds      start no new path (segment) after S seconds; 0: no limit (default); when set,\n"
+      "                 --max-segment is at most 10000\n"
       "  --seed         the seed of every random choice (default 1); the same seed repeats a run\n"
       "  --max-bytes    the largest buffer a segment declares (default 262144)\n"
       "  --max-segment  the most messages one path carries before it is made anew (default 100000)\n"
@@ -101,6 +104,8 @@ int main(int argc, char** argv) {
     usage(argv[0]);
     return 2;
   }
+  // The time limit is checked between segments: shorter ones keep a slow provider near it.
+  if (options.seconds > 0 && options.max_segment > kTimedMaxSegment) options.max_segment = kTimedMaxSegment;
   const TakyonProviderInfo* info = takyonFindProvider(options.provider.c_str());
   if (info == nullptr || options.provider.find(' ') != std::string::npos) {
     std::fprintf(stderr, "takyon-soak: '%s' is no provider of this library (takyon-soak --list)\n",
