@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The takyon-run client: joins the launcher's loopback rendezvous with the job's secret, then
-// runs allgather/barrier/abort/finalize as request/answer frames (see wire.hpp). A closed
-// connection means the launcher is gone; a kJobFailed frame means a peer died or aborted.
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+// The takyon-run client: joins the launcher's rendezvous (an abstract Unix socket) with the job's
+// secret, then runs allgather/barrier/abort/finalize as request/answer frames (see wire.hpp). A
+// closed connection means the launcher is gone; a kJobFailed frame means a peer died or aborted.
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -157,28 +157,28 @@ class RunClientBootstrap final : public Bootstrap {
   }
 
   void connect_and_join() {
-    unsigned addr_be = 0;
-    unsigned short port_be = 0;
-    if (!parse_ipv4_endpoint(address_, addr_be, port_be)) {
+    sockaddr_un sa{};
+    const socklen_t len = abstract_unix_address(address_, sa);
+    if (len == 0) {
       throw BootstrapError("takyon-run environment: " + std::string(run_env::kRendezvous) + "='" + address_ +
-                           "' is not <IPv4 address>:<port>");
+                           "' is not an abstract Unix socket name (@name)");
     }
-    fd_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd_.valid()) broken("socket: " + errno_text(errno));
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = addr_be;
-    sa.sin_port = port_be;
-    if (::connect(fd_.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) {
-      int err = errno;
-      if (err == EINTR) err = finish_interrupted_connect();
-      if (err != 0) {
-        broken("connect: " + errno_text(err) +
-               (err == ECONNREFUSED ? " (is takyon-run still running?)" : ""));
+    // A full backlog makes connect wait; a stopped launcher must not make it wait forever.
+    set_send_timeout(kHelloTimeout);
+    while (::connect(fd_.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) {
+      const int err = errno;
+      if (err == EINTR) continue;  // a Unix socket stays unconnected: try again
+      if (err == EAGAIN) {
+        broken("connect: takyon-run accepted no connection within " + std::to_string(kHelloTimeout.count()) +
+               " s");
       }
+      broken("connect: " + errno_text(err) + (err == ECONNREFUSED ? " (is takyon-run still running?)" : ""));
     }
-    const int one = 1;
-    (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    set_send_timeout(std::chrono::seconds(0));
+    // The hello goes right after connect: takyon-run reads it as it accepts, and gives a connection
+    // from outside the ranks' process trees only a short while to send it.
     send_frame(wire::Type::kHello,
                wire::Writer()
                    .u32(wire::kProtocolVersion)
@@ -196,15 +196,9 @@ class RunClientBootstrap final : public Bootstrap {
     }
   }
 
-  int finish_interrupted_connect() {
-    pollfd p{fd_.get(), POLLOUT, 0};
-    while (::poll(&p, 1, -1) < 0) {
-      if (errno != EINTR) return errno;
-    }
-    int err = 0;
-    socklen_t len = sizeof err;
-    if (::getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
-    return err;
+  void set_send_timeout(std::chrono::seconds limit) {
+    timeval tv{static_cast<time_t>(limit.count()), 0};
+    (void)::setsockopt(fd_.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   }
 
   void send_frame(wire::Type type, std::string_view payload, const char* op) {

@@ -2,12 +2,11 @@
 // Small POSIX helpers shared by the rendezvous client and the launcher.
 #include "socket_util.hpp"
 
-#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
+#include <cstddef>
 #include <cstring>
 
 namespace takyon::mpi::detail {
@@ -28,20 +27,16 @@ int send_all(int fd, std::string_view data) noexcept {
   return 0;
 }
 
-bool parse_ipv4_endpoint(std::string_view text, unsigned& addr_be, unsigned short& port_be) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return false;
-  const std::string host(text.substr(0, colon));
-  const std::string_view port_text = text.substr(colon + 1);
-  in_addr addr{};
-  if (inet_pton(AF_INET, host.c_str(), &addr) != 1) return false;
-  unsigned port = 0;
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535)
-    return false;
-  addr_be = addr.s_addr;
-  port_be = htons(static_cast<unsigned short>(port));
-  return true;
+socklen_t abstract_unix_address(std::string_view text, sockaddr_un& sa) noexcept {
+  // sun_path holds the NUL that marks an abstract name, then the name (not NUL-terminated).
+  if (text.size() < 2 || text[0] != '@' || text.size() > sizeof sa.sun_path ||
+      text.find('\0') != std::string_view::npos) {
+    return 0;
+  }
+  sa = sockaddr_un{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path + 1, text.data() + 1, text.size() - 1);
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + text.size());
 }
 
 }  // namespace takyon::mpi::detail

@@ -73,7 +73,7 @@ int Job::run() {
   std::vector<std::string> base_env;
   for (char** e = environ; *e != nullptr; ++e) base_env.emplace_back(*e);
   const std::string size = std::to_string(opts_.nranks);
-  const std::string rendezvous = "127.0.0.1:" + std::to_string(server_->port());
+  const std::string rendezvous = server_->address();
 
   ranks_.resize(static_cast<size_t>(opts_.nranks));
   const auto start = Clock::now();
@@ -104,6 +104,7 @@ int Job::run() {
     try {
       ranks_[static_cast<size_t>(r)].pid = spawn_rank(launch);
       ranks_[static_cast<size_t>(r)].running = true;
+      server_->add_rank_process(ranks_[static_cast<size_t>(r)].pid);
     } catch (const LaunchError& e) {
       fail(r, 1, std::string(e.what()).substr(std::strlen("takyon-run: ")) + " (starting rank " + rank + ")",
            -1);
@@ -149,6 +150,7 @@ int Job::run() {
   }
   ::close(signal_fd_);
   signal_fd_ = -1;
+  server_->flush_log();
   remove_rank_segments();
   return exit_code_;
 }

@@ -2,30 +2,53 @@
 // takyon-run's side of the rendezvous (see rendezvous_server.hpp).
 #include "rendezvous_server.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <stdexcept>
 
+#include "../job_id.hpp"
+#include "peer_process.hpp"
+
 namespace takyon::mpi::launcher {
 namespace {
 
-/// A connection must show the secret this soon after connecting.
-constexpr auto kHelloTimeout = std::chrono::seconds(10);
-
-std::string endpoint_text(const sockaddr_in& sa) {
-  char host[INET_ADDRSTRLEN] = "?";
-  (void)inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
-  return std::string(host) + ":" + std::to_string(ntohs(sa.sin_port));
-}
+/// A connection from a rank's process tree must show the secret this soon after connecting.
+constexpr auto kOwnHelloTimeout = std::chrono::seconds(10);
+/// Any other connection: a rank sends its hello right after connecting, so this is generous.
+constexpr auto kHelloTimeout = std::chrono::seconds(1);
+/// Connections from outside the ranks' process trees that may wait to show the secret, in total
+/// (fewer under a low fd limit) and per process. Past either cap the oldest goes: a flood of idle
+/// connections only ever pushes out its own.
+constexpr size_t kMaxWaiting = 64;
+constexpr int kMaxWaitingPerProcess = 8;
+/// Connections accepted per poll round, so that a flood cannot starve the ranks' traffic.
+constexpr int kAcceptBatch = 256;
+/// Out of descriptors with none to free: the listener rests this long instead of spinning.
+constexpr auto kListenerPause = std::chrono::milliseconds(100);
 
 std::shared_ptr<const std::string> frame(wire::Type type, const std::string& payload) {
   return std::make_shared<const std::string>(wire::encode(type, payload));
+}
+
+/// Best effort: tells a peer why before closing (never blocks).
+void send_refusal(int fd, const std::string& why) {
+  const std::string bytes = wire::encode(wire::Type::kRefused, why);
+  (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/// kMaxWaiting, or fewer when the fd limit leaves no room for them beside the ranks.
+size_t waiting_cap(int nranks) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return kMaxWaiting;
+  const auto spare = static_cast<long long>(lim.rlim_cur) - nranks - 32;
+  return std::clamp<size_t>(spare > 0 ? static_cast<size_t>(spare / 2) : 0, 4, kMaxWaiting);
 }
 
 }  // namespace
@@ -33,30 +56,34 @@ std::shared_ptr<const std::string> frame(wire::Type type, const std::string& pay
 RendezvousServer::RendezvousServer(int nranks, std::string secret)
     : nranks_(nranks),
       secret_(std::move(secret)),
+      uid_(::geteuid()),
+      self_(::getpid()),
+      max_waiting_(waiting_cap(nranks)),
       by_rank_(static_cast<size_t>(nranks), nullptr),
       ever_joined_(static_cast<size_t>(nranks), false),
       coll_blobs_(static_cast<size_t>(nranks)) {
-  listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!listener_.valid()) throw std::runtime_error("rendezvous socket: " + detail::errno_text(errno));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sa.sin_port = 0;
-  if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) {
-    throw std::runtime_error("rendezvous bind 127.0.0.1: " + detail::errno_text(errno));
+  // An abstract socket: no file to clean up, reachable from the ranks' network namespace only.
+  // Its name is random, so nobody can take it first.
+  for (int attempt = 0;; ++attempt) {
+    listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!listener_.valid()) throw std::runtime_error("rendezvous socket: " + detail::errno_text(errno));
+    address_ = "@takyon-run-" + std::to_string(self_) + "-" + random_hex(8);
+    sockaddr_un sa{};
+    const socklen_t len = detail::abstract_unix_address(address_, sa);
+    if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&sa), len) == 0) break;
+    if (errno != EADDRINUSE || attempt == 8) {
+      throw std::runtime_error("rendezvous bind " + address_ + ": " + detail::errno_text(errno));
+    }
   }
   if (::listen(listener_.get(), SOMAXCONN) != 0) {
     throw std::runtime_error("rendezvous listen: " + detail::errno_text(errno));
   }
-  socklen_t len = sizeof sa;
-  if (::getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len) != 0) {
-    throw std::runtime_error("rendezvous getsockname: " + detail::errno_text(errno));
-  }
-  port_ = ntohs(sa.sin_port);
+  spare_fd_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
 }
 
 void RendezvousServer::fill_poll(std::vector<pollfd>& fds) const {
-  fds.push_back({listener_.get(), POLLIN, 0});
+  // A resting listener keeps its slot (poll skips negative descriptors).
+  fds.push_back({listener_paused_until_ ? -1 : listener_.get(), POLLIN, 0});
   for (const auto& c : conns_) {
     const short want = static_cast<short>(POLLIN | (c->out.empty() ? 0 : POLLOUT));
     fds.push_back({c->fd.get(), want, 0});
@@ -73,31 +100,122 @@ void RendezvousServer::handle_poll(const pollfd* fds, Clock::time_point now) {
     if ((ev & POLLOUT) != 0) flush(c);
     if (!c.dead && (ev & (POLLIN | POLLHUP | POLLERR)) != 0) read_from(c);
   }
-  if ((fds[0].revents & POLLIN) != 0) accept_all(now);
+  if ((fds[0].revents & POLLIN) != 0) accept_some(now);
   collect_dead();
 }
 
-void RendezvousServer::accept_all(Clock::time_point now) {
-  while (true) {
-    sockaddr_in sa{};
-    socklen_t len = sizeof sa;
-    const int fd =
-        ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        std::fprintf(stderr, "takyon-run: rendezvous accept: %s\n", detail::errno_text(errno).c_str());
-      }
-      return;
+void RendezvousServer::accept_some(Clock::time_point now) {
+  for (int i = 0; i < kAcceptBatch; ++i) {
+    const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0) {
+      admit(fd, now);
+      continue;
     }
-    auto c = std::make_unique<Conn>();
-    c->fd.reset(fd);
-    c->peer = endpoint_text(sa);
-    c->hello_deadline = now + kHelloTimeout;
-    const int one = 1;
-    (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    conns_.push_back(std::move(c));
+    const int err = errno;
+    if (err == EINTR || err == ECONNABORTED) continue;
+    if (err == EAGAIN || err == EWOULDBLOCK) return;
+    if (err == EMFILE || err == ENFILE) {
+      // Make room: the oldest stranger goes, else the spare descriptor takes the newcomer's refusal.
+      if (evict_oldest(
+              std::nullopt,
+              "takyon-run is out of file descriptors; the oldest connection waiting to show the secret goes",
+              now))
+        continue;
+      if (refuse_with_spare_fd(now)) continue;
+    }
+    // Nothing to free (or ENOBUFS, ENOMEM, ...): rest rather than spin on the listener.
+    listener_paused_until_ = now + kListenerPause;
+    log_.note(Refusal::kNoResources, "the listen backlog",
+              "accept: " + detail::errno_text(err) + "; not accepting for " +
+                  std::to_string(kListenerPause.count()) + " ms",
+              now);
+    return;
   }
+}
+
+bool RendezvousServer::refuse_with_spare_fd(Clock::time_point now) {
+  if (!spare_fd_.valid()) return false;
+  spare_fd_.reset();
+  const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd >= 0) {
+    const auto cred = peer_credentials(fd);
+    const std::string why = "takyon-run is out of file descriptors (its limit: ulimit -n)";
+    send_refusal(fd, why);
+    ::close(fd);
+    log_.note(Refusal::kNoResources, cred ? "pid " + std::to_string(cred->pid) : "a process", why, now);
+  }
+  spare_fd_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  return fd >= 0 && spare_fd_.valid();
+}
+
+void RendezvousServer::admit(int fd, Clock::time_point now) {
+  detail::UniqueFd owned(fd);
+  const auto cred = peer_credentials(fd);
+  if (!cred || cred->uid != uid_) {
+    // Another user cannot have the secret legitimately: no resources for it, not even a slot.
+    const std::string why = cred ? "it runs as uid " + std::to_string(cred->uid) + ", takyon-run as uid " +
+                                       std::to_string(uid_) + " (ranks must run as takyon-run's user)"
+                                 : "the kernel did not say who connected";
+    send_refusal(fd, why);
+    log_.note(Refusal::kOtherUser, cred ? "pid " + std::to_string(cred->pid) : "a process", why, now);
+    return;
+  }
+  auto c = std::make_unique<Conn>();
+  c->fd = std::move(owned);
+  c->pid = cred->pid;
+  c->peer = "pid " + std::to_string(cred->pid);
+  c->own = is_own(cred->pid);
+  c->hello_deadline = now + (c->own ? kOwnHelloTimeout : kHelloTimeout);
+  Conn& conn = *c;
+  conns_.push_back(std::move(c));
+  read_from(conn);  // a rank sends its hello right after connecting: it is often here already
+  if (!conn.dead && conn.rank < 0 && !conn.close_after_flush && !conn.own) start_waiting(conn, now);
+}
+
+bool RendezvousServer::is_own(pid_t pid) const {
+  if (pid <= 0) return false;
+  if (rank_pids_.contains(pid)) return true;
+  // A process with connections waiting was found a stranger already: spare /proc the walk.
+  if (waiting_per_pid_.contains(pid)) return false;
+  return descends_from(pid, self_);
+}
+
+void RendezvousServer::start_waiting(Conn& c, Clock::time_point now) {
+  if (waiting_per_pid_[c.pid] >= kMaxWaitingPerProcess) {
+    (void)evict_oldest(c.pid,
+                       "more than " + std::to_string(kMaxWaitingPerProcess) +
+                           " connections of one process waiting to show the secret; its oldest goes",
+                       now);
+  }
+  if (waiting_.size() >= max_waiting_) {
+    (void)evict_oldest(std::nullopt,
+                       "more than " + std::to_string(max_waiting_) +
+                           " connections waiting to show the secret; the oldest goes",
+                       now);
+  }
+  c.waiting = true;
+  waiting_.push_back(&c);
+  ++waiting_per_pid_[c.pid];
+}
+
+void RendezvousServer::stop_waiting(Conn& c) {
+  if (!c.waiting) return;
+  c.waiting = false;
+  std::erase(waiting_, &c);
+  const auto it = waiting_per_pid_.find(c.pid);
+  if (it != waiting_per_pid_.end() && --it->second <= 0) waiting_per_pid_.erase(it);
+}
+
+bool RendezvousServer::evict_oldest(std::optional<pid_t> only_pid, const std::string& why,
+                                    Clock::time_point now) {
+  const auto it = std::find_if(waiting_.begin(), waiting_.end(),
+                               [&](const Conn* c) { return !only_pid || c->pid == *only_pid; });
+  if (it == waiting_.end()) return false;
+  Conn& victim = **it;
+  log_.note(Refusal::kEvicted, victim.peer, why, now);
+  send_refusal(victim.fd.get(), why);
+  drop(victim);
+  return true;
 }
 
 void RendezvousServer::read_from(Conn& c) {
@@ -125,7 +243,7 @@ void RendezvousServer::read_from(Conn& c) {
       }
     } catch (const wire::WireError& e) {
       if (c.rank < 0) {
-        refuse(c, e.what(), true);
+        refuse_stranger(c, e.what());
       } else {
         misbehaved(c, std::string("sent a bad frame: ") + e.what());
       }
@@ -137,7 +255,7 @@ void RendezvousServer::read_from(Conn& c) {
 void RendezvousServer::handle_frame(Conn& c, wire::Frame& f) {
   if (c.rank < 0) {
     if (f.type != wire::Type::kHello) {
-      refuse(c, std::string("expected hello, got ") + wire::type_name(f.type), true);
+      refuse_stranger(c, std::string("expected hello, got ") + wire::type_name(f.type));
       return;
     }
     handle_hello(c, f);
@@ -187,12 +305,12 @@ void RendezvousServer::handle_hello(Conn& c, const wire::Frame& f) {
     secret = in.bytes();
     in.expect_end();
   } catch (const wire::WireError& e) {
-    refuse(c, std::string("bad hello: ") + e.what(), true);
+    refuse_stranger(c, std::string("bad hello: ") + e.what());
     return;
   }
   // The secret first: a stranger learns nothing else.
   if (!wire::secrets_equal(secret, secret_)) {
-    refuse(c, "wrong secret", true);
+    refuse_stranger(c, "wrong secret");
     return;
   }
   if (version != wire::kProtocolVersion) {
@@ -214,6 +332,7 @@ void RendezvousServer::handle_hello(Conn& c, const wire::Frame& f) {
     refuse(c, "the job is ending: " + failure_text_, false);
     return;
   }
+  stop_waiting(c);
   c.rank = rank;
   c.parser.set_max_payload(wire::kMaxRequestPayload);
   by_rank_[static_cast<size_t>(rank)] = &c;
@@ -289,9 +408,15 @@ void RendezvousServer::refuse(Conn& c, const std::string& why, bool log) {
   if (log)
     std::fprintf(stderr, "takyon-run: refused a rendezvous connection from %s: %s\n", c.peer.c_str(),
                  why.c_str());
+  stop_waiting(c);
   send(c, frame(wire::Type::kRefused, why));
   c.close_after_flush = true;
   if (c.out.empty()) drop(c);
+}
+
+void RendezvousServer::refuse_stranger(Conn& c, const std::string& why) {
+  log_.note(Refusal::kBadHello, c.peer, why, Clock::now());
+  refuse(c, why, false);
 }
 
 void RendezvousServer::misbehaved(Conn& c, const std::string& why) {
@@ -343,6 +468,7 @@ void RendezvousServer::flush(Conn& c) {
 
 void RendezvousServer::drop(Conn& c) {
   if (c.dead) return;
+  stop_waiting(c);
   c.dead = true;
   if (c.rank >= 0 && by_rank_[static_cast<size_t>(c.rank)] == &c)
     by_rank_[static_cast<size_t>(c.rank)] = nullptr;
@@ -356,20 +482,28 @@ void RendezvousServer::collect_dead() {
 void RendezvousServer::expire(Clock::time_point now) {
   for (auto& c : conns_) {
     if (!c->dead && c->rank < 0 && !c->close_after_flush && now >= c->hello_deadline) {
-      std::fprintf(stderr, "takyon-run: closed a rendezvous connection from %s: no hello within %d s\n",
-                   c->peer.c_str(), static_cast<int>(kHelloTimeout.count()));
+      const auto limit = c->own ? kOwnHelloTimeout : kHelloTimeout;
+      log_.note(Refusal::kNoHello, c->peer,
+                "no hello within " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count()) + " s",
+                now);
       drop(*c);
     }
   }
   collect_dead();
+  if (listener_paused_until_ && now >= *listener_paused_until_) listener_paused_until_.reset();
+  log_.flush(now);
 }
 
 std::optional<Clock::time_point> RendezvousServer::next_deadline() const {
-  std::optional<Clock::time_point> next;
+  std::optional<Clock::time_point> next = log_.next_deadline();
+  auto consider = [&](Clock::time_point t) {
+    if (!next || t < *next) next = t;
+  };
   for (const auto& c : conns_) {
-    if (c->rank < 0 && !c->close_after_flush && (!next || c->hello_deadline < *next))
-      next = c->hello_deadline;
+    if (c->rank < 0 && !c->close_after_flush) consider(c->hello_deadline);
   }
+  if (listener_paused_until_) consider(*listener_paused_until_);
   return next;
 }
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The bootstrap library in-process: source selection, the singleton, job ids, the wire format,
 // and the takyon-run client against a fake launcher that dies, refuses or reports a failure.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -47,14 +47,14 @@ class ScopedEnv {
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
   void set(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
-  /// The environment takyon-run gives rank `rank` of `size`, pointing at `port`.
-  void run_rank(int rank, int size, int port, const std::string& secret) {
+  /// The environment takyon-run gives rank `rank` of `size`, pointing at `address` ("@name").
+  void run_rank(int rank, int size, const std::string& address, const std::string& secret) {
     set("TAKYON_RUN_RANK", std::to_string(rank));
     set("TAKYON_RUN_SIZE", std::to_string(size));
     set("TAKYON_RUN_LOCAL_RANK", std::to_string(rank));
     set("TAKYON_RUN_LOCAL_SIZE", std::to_string(size));
     set("TAKYON_RUN_JOB_ID", "fake-job");
-    set("TAKYON_RUN_RENDEZVOUS", "127.0.0.1:" + std::to_string(port));
+    set("TAKYON_RUN_RENDEZVOUS", address);
     set("TAKYON_RUN_SECRET", secret);
   }
 
@@ -71,15 +71,15 @@ class FakeLauncher {
  public:
   using Script = std::function<void(int fd, wire::Parser& in)>;
   explicit FakeLauncher(Script script) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(listener_, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0);
+    // An abstract Unix socket, as takyon-run's; the kernel picks the name (autobind).
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<const sockaddr*>(&sa), sizeof(sa_family_t)), 0);
     EXPECT_EQ(::listen(listener_, 4), 0);
     socklen_t len = sizeof sa;
     ::getsockname(listener_, reinterpret_cast<sockaddr*>(&sa), &len);
-    port_ = ntohs(sa.sin_port);
+    address_ = "@" + std::string(sa.sun_path + 1, len - offsetof(sockaddr_un, sun_path) - 1);
     thread_ = std::thread([this, script = std::move(script)] {
       const int fd = ::accept(listener_, nullptr, nullptr);
       if (fd < 0) return;
@@ -94,7 +94,7 @@ class FakeLauncher {
   }
   FakeLauncher(const FakeLauncher&) = delete;
   FakeLauncher& operator=(const FakeLauncher&) = delete;
-  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] const std::string& address() const { return address_; }
 
   /// Blocks for the next frame (nothing on EOF).
   static std::optional<wire::Frame> next(int fd, wire::Parser& in) {
@@ -113,7 +113,7 @@ class FakeLauncher {
 
  private:
   int listener_ = -1;
-  int port_ = 0;
+  std::string address_;
   std::thread thread_;
 };
 
@@ -206,30 +206,24 @@ TEST(BootstrapWire, BadFramesAreRejected) {
 
 TEST(BootstrapRunClient, NoLauncherListeningIsAClearError) {
   ScopedEnv env;
-  // A port nobody listens on: bind one, note it, close it.
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(s, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0);
-  socklen_t len = sizeof sa;
-  ::getsockname(s, reinterpret_cast<sockaddr*>(&sa), &len);
-  ::close(s);
-  env.run_rank(0, 2, ntohs(sa.sin_port), std::string(32, 'a'));
+  // A name nobody listens on.
+  env.run_rank(0, 2, "@takyon-test-nobody-" + std::to_string(::getpid()), std::string(32, 'a'));
   const std::string err = error_of([] { (void)make_bootstrap(); });
-  EXPECT_NE(err.find("takyon-run rendezvous 127.0.0.1:"), std::string::npos) << err;
+  EXPECT_NE(err.find("takyon-run rendezvous @takyon-test-nobody-"), std::string::npos) << err;
   EXPECT_NE(err.find("Connection refused"), std::string::npos) << err;
 }
 
 TEST(BootstrapRunClient, BadEnvironmentIsNamed) {
   ScopedEnv env;
-  env.run_rank(0, 2, 1, std::string(32, 'a'));
+  env.run_rank(0, 2, "@takyon-test-unused", std::string(32, 'a'));
   env.set("TAKYON_RUN_RANK", "2");
   EXPECT_NE(error_of([] { (void)make_bootstrap(); }).find("TAKYON_RUN_RANK='2' is not a number in 0..1"),
             std::string::npos);
   env.set("TAKYON_RUN_RANK", "0");
-  env.set("TAKYON_RUN_RENDEZVOUS", "localhost");
-  EXPECT_NE(error_of([] { (void)make_bootstrap(); }).find("TAKYON_RUN_RENDEZVOUS='localhost'"),
+  env.set("TAKYON_RUN_RENDEZVOUS", "127.0.0.1:4000");
+  EXPECT_NE(error_of([] {
+              (void)make_bootstrap();
+            }).find("TAKYON_RUN_RENDEZVOUS='127.0.0.1:4000' is not an abstract Unix socket name"),
             std::string::npos);
   ::unsetenv("TAKYON_RUN_SECRET");
   EXPECT_NE(error_of([] { (void)make_bootstrap(); }).find("TAKYON_RUN_SECRET is not set"), std::string::npos);
@@ -241,7 +235,7 @@ TEST(BootstrapRunClient, RefusalIsReported) {
     ASSERT_TRUE(FakeLauncher::next(fd, in));
     FakeLauncher::send(fd, wire::Type::kRefused, "wrong secret");
   });
-  env.run_rank(1, 2, fake.port(), std::string(32, 'b'));
+  env.run_rank(1, 2, fake.address(), std::string(32, 'b'));
   const std::string err = error_of([] { (void)make_bootstrap(); });
   EXPECT_NE(err.find("refused: wrong secret"), std::string::npos) << err;
 }
@@ -264,7 +258,7 @@ TEST(BootstrapRunClient, LauncherDeathDuringAllgatherIsAnError) {
     EXPECT_EQ(ag->type, wire::Type::kAllgather);
     // ... and the launcher dies: the connection closes.
   });
-  env.run_rank(0, 2, fake.port(), secret);
+  env.run_rank(0, 2, fake.address(), secret);
   auto b = make_bootstrap();
   EXPECT_EQ(b->job().launcher, "takyon-run");
   EXPECT_EQ(b->job().job_id, "fake-job");
@@ -283,7 +277,7 @@ TEST(BootstrapRunClient, PeerFailureNoticeEndsABarrier) {
     FakeLauncher::send(fd, wire::Type::kJobFailed, "rank 1 (pid 77) exited with code 3");
     (void)FakeLauncher::next(fd, in);  // until the client closes
   });
-  env.run_rank(0, 2, fake.port(), std::string(32, 'd'));
+  env.run_rank(0, 2, fake.address(), std::string(32, 'd'));
   auto b = make_bootstrap();
   const std::string err = error_of([&] { b->barrier(); });
   EXPECT_NE(err.find("barrier: the job is ending: rank 1 (pid 77) exited with code 3"), std::string::npos)
@@ -307,7 +301,7 @@ TEST(BootstrapRunClient, AbortWaitsForTheAcknowledgement) {
       why = std::string(r.rest());
       FakeLauncher::send(fd, wire::Type::kAbortAck, "");
     });
-    env.run_rank(0, 1, fake.port(), std::string(32, 'e'));
+    env.run_rank(0, 1, fake.address(), std::string(32, 'e'));
     auto b = make_bootstrap();
     b->abort(42, "out of cheese");
   }  // joins the fake launcher's thread

@@ -2,17 +2,19 @@
 // A rank for the launch tests: links takyon_mpi_bootstrap directly (no libtakyon_mpi) and does one
 // thing per mode, checking what it sees and exiting with a code the tests look for.
 //   check [--expect-size N] [--expect-launcher L] [--rounds K]   env, job info, allgather, barrier
-//   exit R CODE | signal R SIG        rank R exits CODE / raises SIG, the others exit 0 (no bootstrap)
-//   fail-one R sleep|barrier|stubborn after bootstrap rank R exits 1; the others sleep, wait in a
-//                                     barrier, or ignore SIGTERM and sleep
-//   abort R CODE                      rank R calls abort(CODE); the others wait in a barrier
-//   term-marker DIR                   writes its pid to DIR/ready.<rank>, then on SIGTERM writes
-//   DIR/term.<rank> hold DIR                          rank 0 writes DIR/rendezvous; all wait for DIR/go, then
-//   check affinity core|none                checks sched_getaffinity against takyon-run's CPUs no-finalize R
-//   rank R exits 0 without finalize, the others sleep skip-init R                       rank R exits 0
-//   without bootstrap, the others allgather timing [--print]                  bootstrap, one 8-byte
-//   allgather, finalize (for launch timing);
-//                                     --print: how long make_bootstrap and the allgather took
+//   exit R CODE | signal R SIG      rank R exits CODE / raises SIG, the others exit 0 (no bootstrap)
+//   fail-one R sleep|barrier|stubborn   after bootstrap rank R exits 1; the others sleep, wait in a
+//                                   barrier, or ignore SIGTERM and sleep
+//   abort R CODE                    rank R calls abort(CODE); the others wait in a barrier
+//   term-marker DIR                 writes its pid to DIR/ready.<rank>, then on SIGTERM DIR/term.<rank>
+//   hold DIR                        rank 0 writes DIR/rendezvous; all wait for DIR/go, then check
+//   late-join DIR                   as hold, but the ranks join only after DIR/go, and print how
+//                                   long joining took (the flood tests)
+//   affinity core|none|auto         checks sched_getaffinity against takyon-run's CPUs
+//   no-finalize R                   rank R exits 0 without finalize, the others sleep
+//   skip-init R                     rank R exits 0 without bootstrap, the others allgather
+//   timing [--print]                bootstrap, one 8-byte allgather, finalize (for launch timing);
+//                                   --print: how long make_bootstrap and the allgather took
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -252,6 +254,25 @@ int main(int argc, char** argv) {
       return 5;
     }
     die("allgather completed although a rank never joined");
+  }
+
+  if (mode == "late-join") {
+    // The flood tests: rank 0 writes DIR/rendezvous, all wait for DIR/go, then join (timed) and check.
+    if (argc < 3) die("late-join needs a directory");
+    const std::string dir = argv[2];
+    if (env_rank == 0) write_file(dir + "/rendezvous", std::getenv("TAKYON_RUN_RENDEZVOUS"));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!file_exists(dir + "/go")) {
+      expect(std::chrono::steady_clock::now() < until, "no go file within 120 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto joined = boot();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const int rc = run_check(*joined, 0, "takyon-run", 3);
+    std::printf("probe: rank %d init %.1f ms (bootstrap)\n", env_rank, ms);
+    return rc;
   }
 
   const auto boot_start = std::chrono::steady_clock::now();

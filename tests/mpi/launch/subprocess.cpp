@@ -30,6 +30,24 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+namespace {
+
+/// utime + stime of `pid` from /proc/<pid>/stat (fields 14 and 15), in seconds; -1 if unknown.
+double own_cpu_seconds(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string skip;
+  for (int i = 3; i < 14; ++i) fields >> skip;  // state .. cmajflt
+  unsigned long long utime = 0;
+  unsigned long long stime = 0;
+  if (!(fields >> utime >> stime)) return -1;
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
 Subprocess::Subprocess(const std::vector<std::string>& argv) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -56,6 +74,8 @@ Subprocess::Subprocess(const std::vector<std::string>& argv) {
     ::dup2(o, 1);
     ::dup2(e, 2);
     ::dup2(in, 0);
+    // Nothing else of ours: the command starts with the descriptors a shell would give it.
+    ::close_range(3, ~0U, 0);
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     sigset_t none;
@@ -79,8 +99,14 @@ RunResult Subprocess::wait(std::chrono::milliseconds limit) {
   int status = 0;
   const auto deadline = start_ + limit;
   while (true) {
-    const pid_t got = ::waitpid(pid_, &status, WNOHANG);
-    if (got == pid_) break;
+    // Exited but not yet reaped: /proc still has its own CPU time, apart from its children's.
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid_) {
+      r.cpu_seconds = own_cpu_seconds(pid_);
+      ::waitpid(pid_, &status, 0);
+      break;
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       r.timed_out = true;
       ::kill(pid_, SIGKILL);

@@ -28,12 +28,13 @@ struct RunResult {
   int exit_code = -1;      ///< 128+signal when killed by a signal
   bool timed_out = false;  ///< hit the limit and was killed
   double seconds = 0;
+  double cpu_seconds = -1;  ///< the command's own CPU time (user + system, not its children's)
   std::string out;
   std::string err;
 };
 
 /// A started command. Its environment is ours without TAKYON_RUN_* and PMIX_* (so it starts
-/// as a fresh job), with SIGINT and SIGTERM at their defaults.
+/// as a fresh job), with SIGINT and SIGTERM at their defaults and only descriptors 0-2 open.
 class Subprocess {
  public:
   explicit Subprocess(const std::vector<std::string>& argv);
@@ -41,6 +42,8 @@ class Subprocess {
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;
   [[nodiscard]] pid_t pid() const { return pid_; }
+  /// Where its stdout goes (readable while it runs).
+  [[nodiscard]] std::string out_path() const { return dir_.file("out"); }
   /// Waits up to `limit`; past it, kills the command (SIGKILL) and says so in timed_out.
   RunResult wait(std::chrono::milliseconds limit);
 

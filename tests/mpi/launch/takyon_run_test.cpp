@@ -2,17 +2,18 @@
 // takyon-run end to end: real ranks (bootstrap_probe) under the real launcher. Exit codes, failure
 // handling (kill the others, abort, signals, timeout), the environment, allgather/barrier,
 // the secret, binding, and bad command lines.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -235,29 +236,41 @@ TEST(TakyonRun, RepeatedAllgatherAndBarrier) {
   EXPECT_EQ(count(r.out, " ok "), 3) << describe(r);
 }
 
-/// Sends `bytes` to the rendezvous and returns what comes back until the launcher closes.
-std::string poke(const std::string& address, const std::string& bytes) {
-  const size_t colon = address.rfind(':');
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
-  EXPECT_EQ(inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr), 1);
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+/// A connection to the rendezvous ("@name", an abstract Unix socket); -1 on failure.
+int connect_rendezvous(const std::string& address) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  EXPECT_TRUE(address.size() > 1 && address[0] == '@' && address.size() <= sizeof sa.sun_path) << address;
+  std::memcpy(sa.sun_path + 1, address.data() + 1, address.size() - 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
   EXPECT_GE(fd, 0);
-  EXPECT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0) << address;
-  EXPECT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size());
+  EXPECT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&sa), len), 0) << address;
+  return fd;
+}
+
+/// Everything the launcher sends until it closes (at most `limit`).
+std::string read_until_closed(int fd, std::chrono::milliseconds limit = 10s) {
   std::string got;
   char buf[4096];
   while (true) {
     pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 10000) <= 0) {
-      ADD_FAILURE() << "the launcher did not close a refused connection within 10 s";
+    if (::poll(&p, 1, static_cast<int>(limit.count())) <= 0) {
+      ADD_FAILURE() << "the launcher did not close the connection within " << limit.count() << " ms";
       break;
     }
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n <= 0) break;
     got.append(buf, static_cast<size_t>(n));
   }
+  return got;
+}
+
+/// Sends `bytes` to the rendezvous and returns what comes back until the launcher closes.
+std::string poke(const std::string& address, const std::string& bytes) {
+  const int fd = connect_rendezvous(address);
+  EXPECT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  std::string got = read_until_closed(fd);
   ::close(fd);
   return got;
 }
@@ -294,8 +307,35 @@ TEST(TakyonRun, WrongSecretIsRefusedAndTheJobGoesOn) {
   const auto r = p.wait(30s);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(count(r.out, " ok "), 2) << describe(r);
-  EXPECT_EQ(count(r.err, "refused a rendezvous connection"), 4) << describe(r);
-  EXPECT_EQ(count(r.err, "wrong secret"), 2) << describe(r);
+  // The first refusal is named; the others of its kind within a second are summed up.
+  EXPECT_EQ(count(r.err, "refused a rendezvous connection from pid " + std::to_string(::getpid()) +
+                             ": wrong secret"),
+            1)
+      << describe(r);
+  EXPECT_EQ(count(r.err, "refused 3 more rendezvous connections in the last"), 1) << describe(r);
+  EXPECT_EQ(count(r.err, "wrong secret or not the rendezvous protocol"), 1) << describe(r);
+}
+
+// A connection from outside the ranks' process trees gets one second to show the secret.
+TEST(TakyonRun, SilentStrangerIsClosedAfterASecond) {
+  TempDir dir;
+  Subprocess p({kRun, "-n", "2", kProbe, "hold", dir.path()});
+  ASSERT_TRUE(takyon::test::wait_for_file(dir.file("rendezvous"), 30s));
+  const int fd = connect_rendezvous(takyon::test::read_file(dir.file("rendezvous")));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(read_until_closed(fd), "");
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::close(fd);
+  EXPECT_GT(waited, 0.8);
+  EXPECT_LT(waited, 3.0);
+  { std::ofstream go(dir.file("go")); }
+  const auto r = p.wait(30s);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.out, " ok "), 2) << describe(r);
+  EXPECT_EQ(count(r.err, "closed a rendezvous connection from pid " + std::to_string(::getpid()) +
+                             ": no hello within 1 s"),
+            1)
+      << describe(r);
 }
 
 TEST(TakyonRun, BindToCorePinsEachRankToOneCpu) {
