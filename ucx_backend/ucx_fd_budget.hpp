@@ -25,11 +25,12 @@ FdCount count_fds() noexcept;
 /// descriptors for <what> (need ~N, M free under RLIMIT_NOFILE=L)".
 Status require_free_fds(long need, const char* what, const std::string& provider, ErrorLog& log);
 
-// What UCX opens, estimated from what it has to open descriptors for. Measured on UCX 1.13 with
-// tcp (lo, eth0), sysv, posix, cma and self: ucp_init opens 5; a worker opens 2 plus 1 to 3 per
-// transport resource (a tcp interface: its listening socket and event descriptors; posix: its
-// shared-memory file and signal socket); an endpoint one or two sockets per tcp lane. Each estimate
-// keeps a margin: a refused descriptor costs the process, a spare one nothing.
+// What UCX opens, estimated from what it opens descriptors for: ucp_init its async thread's epoll
+// and event descriptors (and a device file per RDMA device); a worker its epoll and wakeup
+// descriptors plus, per transport resource, a listening socket and event descriptors (tcp) or a
+// shared-memory file and signal socket (posix); an endpoint a socket or two per tcp lane. Each
+// estimate keeps a wide margin over what UCX was seen to open: a refused descriptor costs the
+// process, a spare one nothing.
 
 /// ucp_init: its async thread's epoll and event descriptors, and a device file per RDMA device.
 inline constexpr long kUcxContextFds = 16;
