@@ -50,9 +50,8 @@ for name in "${fuzzers[@]}"; do
     takyon_graph_fuzz) cp "${graphs[@]}" "$corpus/" ;;
     takyon_graph_load_fuzz)
       for g in "${graphs[@]}"; do
-        for pid in 0 1; do
-          { printf "\\x0$pid"; cat "$g"; } >"$corpus/p$pid-$(basename "$g")"
-        done
+        { printf '\000'; cat "$g"; } >"$corpus/p0-$(basename "$g")"
+        { printf '\001'; cat "$g"; } >"$corpus/p1-$(basename "$g")"
       done
       ;;
     takyon_provider_fuzz)
