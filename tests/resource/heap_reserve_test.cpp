@@ -4,12 +4,7 @@
 // it hands the block out, and a block it cannot reserve is not served (nullptr: malloc falls back to
 // glibc). The accounting is forced on for the test; a seccomp filter makes fallocate fail.
 #include <gtest/gtest.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,30 +26,6 @@ std::size_t memfd_bytes(const SharedHeap& h) {
   return fstat(h.info().fd, &st) == 0 ? std::size_t(st.st_blocks) * 512 : 0;
 }
 
-#if defined(__x86_64__)
-constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr std::uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
-#else
-constexpr std::uint32_t kAuditArch = 0;
-#endif
-
-/// From now on fallocate fails with ENOSPC in this process (as the charge of strict accounting would).
-bool make_fallocate_fail() {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fallocate, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSPC & SECCOMP_RET_DATA)),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog prog{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
-}
-
 TEST(SharedHeapReserve, NewPagesAreReservedWhenHandedOut) {
   SharedHeap::force_reserve_for_tests(true);
   SharedHeap& h = SharedHeap::instance();
@@ -73,7 +44,6 @@ TEST(SharedHeapReserve, NewPagesAreReservedWhenHandedOut) {
 }
 
 TEST(SharedHeapReserve, UnreservableBlockIsNotServedAndReservedOnesStillAre) {
-  if (kAuditArch == 0) GTEST_SKIP() << "no seccomp architecture value for this machine in the test";
   // In a child: the filter cannot be removed again.
   const test::ChildResult r = test::run_in_child([](int fd) {
     SharedHeap::force_reserve_for_tests(true);
@@ -87,7 +57,7 @@ TEST(SharedHeapReserve, UnreservableBlockIsNotServedAndReservedOnesStillAre) {
       return 1;
     }
     h.release(first);
-    if (!make_fallocate_fail()) {
+    if (!test::make_fallocate_fail()) {
       test::report(fd, std::string("seccomp: ") + std::strerror(errno));
       return 1;
     }

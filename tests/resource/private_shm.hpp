@@ -29,6 +29,11 @@ ChildResult run_in_child(const std::function<int(int report_fd)>& body);
 /// The child's setup failing is exit code 100 with the cause in the report.
 ChildResult run_with_private_shm(const std::string& size, const std::function<int(int report_fd)>& body);
 
+/// From now on fallocate (posix_fallocate) fails with ENOSPC in this process and its children, as a
+/// failed memory charge would (a seccomp filter: for a child process, it cannot be removed). False
+/// with errno where the filter cannot be installed, or this machine's architecture is not known here.
+bool make_fallocate_fail();
+
 /// Writes all of `text` to fd (the child's report).
 void report(int fd, const std::string& text);
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The path API with a /dev/shm too small for the path's buffers (a private 1 MiB tmpfs): takyonCreate
-// either fails cleanly, naming /dev/shm and the bytes it needed, or (memory not taken from /dev/shm)
-// succeeds and the message arrives intact; no endpoint ever dies of a signal (SIGBUS at the first
-// touch of a page tmpfs cannot back was the failure this guards against).
+// The path API where the shared memory for a path's buffers cannot be had: with a /dev/shm too small
+// (a private 1 MiB tmpfs) takyonCreate either fails cleanly, naming /dev/shm or memory and the bytes
+// it needed, or (memory not taken from /dev/shm) succeeds and the message arrives intact; with every
+// reservation refused (fallocate failing as a failed memory charge would) it fails cleanly. No
+// endpoint ever dies of a signal (SIGBUS at the first touch of a page that cannot be backed was the
+// failure this guards against).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -37,7 +40,7 @@ unsigned char pattern_byte(std::uint64_t i) {
 int run_endpoint(bool endpoint_a, const std::string& interconnect, int report_fd) {
   const char side = endpoint_a ? 'A' : 'B';
   TakyonPathAttributes attrs =
-      takyonAllocAttributes(endpoint_a, true, 1, 0, kBufferBytes, 5.0, interconnect.c_str());
+      takyonAllocAttributes(endpoint_a, true, 1, 1, kBufferBytes, 5.0, interconnect.c_str());
   attrs.verbosity = TAKYON_VERBOSITY_NONE;
   TakyonPath* path = takyonCreate(&attrs);
   if (path == nullptr) {
@@ -80,51 +83,82 @@ int run_endpoint(bool endpoint_a, const std::string& interconnect, int report_fd
   return 0;
 }
 
+/// Both endpoints as processes of their own; exit code 0 unless one died of a signal.
+int run_both_endpoints(const std::string& interconnect, int report_fd) {
+  pid_t pids[2];
+  for (int i = 0; i < 2; ++i) {
+    pids[i] = fork();
+    if (pids[i] == 0) _exit(run_endpoint(i == 0, interconnect, report_fd));
+  }
+  int code = 0;
+  for (int i = 0; i < 2; ++i) {
+    int status = 0;
+    if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i]) {
+      code = 2;
+    } else if (WIFSIGNALED(status)) {
+      report(report_fd, std::string(1, i == 0 ? 'A' : 'B') + " killed by signal " +
+                            std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")\n");
+      code = 1;
+    }
+  }
+  return code;
+}
+
+/// Whether an endpoint's error (its line and the indented lines of context under it) says where the
+/// memory was missing (/dev/shm, or memory) and how many bytes it needed ("<n> bytes", n no smaller
+/// than one buffer).
+bool a_failure_names_place_and_bytes(const std::string& report) {
+  const std::regex bytes("([0-9]+) bytes");
+  for (std::size_t at = report.find("error: "); at != std::string::npos;
+       at = report.find("error: ", at + 1)) {
+    std::size_t end = at;
+    do {
+      end = report.find('\n', end + 1);
+    } while (end != std::string::npos && end + 1 < report.size() && report[end + 1] == ' ');
+    const std::string entry = report.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (entry.find("/dev/shm") == std::string::npos && entry.find("memory") == std::string::npos) continue;
+    for (auto it = std::sregex_iterator(entry.begin(), entry.end(), bytes); it != std::sregex_iterator();
+         ++it) {
+      if (std::strtoull((*it)[1].str().c_str(), nullptr, 10) >= kBufferBytes) return true;
+    }
+  }
+  return false;
+}
+
 class ShmFullPath : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ShmFullPath, CreateFailsCleanlyOrTheBytesArrive) {
   const std::string unavailable = private_shm_unavailable();
   if (!unavailable.empty()) GTEST_SKIP() << unavailable;
   const std::string interconnect = std::string(GetParam()) + " -ID=" + std::to_string(unique_path_id());
-  // In the namespace: both endpoints as processes of their own; exit code 0 unless one died of a signal.
-  const ChildResult r = run_with_private_shm("1m", [&](int report_fd) {
-    pid_t pids[2];
-    for (int i = 0; i < 2; ++i) {
-      pids[i] = fork();
-      if (pids[i] == 0) _exit(run_endpoint(i == 0, interconnect, report_fd));
-    }
-    int code = 0;
-    for (int i = 0; i < 2; ++i) {
-      int status = 0;
-      if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i]) {
-        code = 2;
-      } else if (WIFSIGNALED(status)) {
-        report(report_fd, std::string(1, i == 0 ? 'A' : 'B') + " killed by signal " +
-                              std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")\n");
-        code = 1;
-      }
-    }
-    return code;
-  });
+  const ChildResult r =
+      run_with_private_shm("1m", [&](int report_fd) { return run_both_endpoints(interconnect, report_fd); });
   ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
   std::cout << r.report;  // which way it went
   const bool a_ok = r.report.find("A: ok") != std::string::npos;
   const bool b_ok = r.report.find("B: ok") != std::string::npos;
   if (a_ok && b_ok) return;  // the buffers' memory is not /dev/shm's: the transfer was checked
-  // A clean failure: the endpoint that could not get its memory says where and how much.
-  bool explained = false;
-  const std::regex number("[0-9]+");
-  for (std::size_t at = r.report.find("error: "); at != std::string::npos;
-       at = r.report.find("error: ", at + 1)) {
-    const std::string line = r.report.substr(at, r.report.find('\n', at) - at);
-    if (line.find("/dev/shm") == std::string::npos) continue;
-    for (auto it = std::sregex_iterator(line.begin(), line.end(), number); it != std::sregex_iterator();
-         ++it) {
-      if (std::strtoull(it->str().c_str(), nullptr, 10) >= kBufferBytes) explained = true;
+  EXPECT_TRUE(a_failure_names_place_and_bytes(r.report))
+      << "no error names /dev/shm (or memory) and the bytes needed (>= " << kBufferBytes << "):\n"
+      << r.report;
+}
+
+TEST_P(ShmFullPath, RefusedReservationFailsCreateCleanly) {
+  const std::string interconnect = std::string(GetParam()) + " -ID=" + std::to_string(unique_path_id());
+  const ChildResult r = run_in_child([&](int report_fd) {
+    if (!make_fallocate_fail()) {
+      report(report_fd, std::string("seccomp: ") + std::strerror(errno));
+      return 3;
     }
-  }
-  EXPECT_TRUE(explained) << "no error names /dev/shm and the bytes needed (>= " << kBufferBytes << "):\n"
-                         << r.report;
+    return run_both_endpoints(interconnect, report_fd);
+  });
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  std::cout << r.report;
+  EXPECT_NE(r.report.find("A: error: "), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("B: error: "), std::string::npos) << r.report;
+  EXPECT_TRUE(a_failure_names_place_and_bytes(r.report))
+      << "no error names memory and the bytes needed (>= " << kBufferBytes << "):\n"
+      << r.report;
 }
 
 INSTANTIATE_TEST_SUITE_P(InterProcess, ShmFullPath,
