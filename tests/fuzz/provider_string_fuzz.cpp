@@ -94,6 +94,18 @@ std::set<std::string> takyon_shm_entries() {
   return out;
 }
 
+// `id` appears in `name` as a whole '-'-delimited field, as the providers name their entries.
+bool has_id_field(std::string_view name, std::string_view id) {
+  if (id.empty()) return false;
+  for (size_t pos = name.find(id); pos != std::string_view::npos; pos = name.find(id, pos + 1)) {
+    const size_t end = pos + id.size();
+    const bool left_ok = pos > 0 && name[pos - 1] == '-';
+    const bool right_ok = end == name.size() || name[end] == '-' || name[end] == '.' || name[end] == '_';
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
 struct Endpoint {
   TakyonPathAttributes attrs{};
   std::vector<uint64_t> send_bytes;
@@ -226,7 +238,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t id = text.find("-ID=");
     if (id == std::string::npos) continue;
     const std::string digits = text.substr(id + 4, text.find(' ', id) - (id + 4));
-    if (!digits.empty() && name.find("-" + digits) != std::string::npos) {
+    if (has_id_field(name, digits)) {
       std::fprintf(stderr, "'%s' left /dev/shm/%s behind\n", text.c_str(), name.c_str());
       __builtin_trap();
     }
