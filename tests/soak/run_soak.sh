@@ -13,7 +13,7 @@
 #   --seed      the seed of every random choice (default 1); the same seed repeats a run
 set -uo pipefail
 usage() {
-  sed -n '5,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
