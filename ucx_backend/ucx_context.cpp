@@ -112,7 +112,8 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
   status = ucp_init(&params, config, &context);
   ucp_config_release(config);
   if (status != UCS_OK) {
-    return TAKYON_FAIL(log, Status::kSystem, "'%s': ucp_init%s%s failed: %s", provider.c_str(),
+    return TAKYON_FAIL(log, status == UCS_ERR_NO_MEMORY ? Status::kNoMemory : Status::kSystem,
+                       "'%s': ucp_init%s%s failed: %s", provider.c_str(),
                        tls.empty() ? "" : " with -tls=", tls.c_str(), ucs_text(status).c_str());
   }
   const long resources = count_resources(context);

@@ -146,7 +146,8 @@ Status UcxEndpoint::create_worker(size_t recv_buffers) {
   ucs_status_t status = ucp_worker_create(context_->get(), &params, &worker_);
   if (status != UCS_OK) {
     worker_ = nullptr;
-    return TAKYON_FAIL(log_, Status::kSystem, "ucp_worker_create failed: %s", ucs_text(status).c_str());
+    return TAKYON_FAIL(log_, status == UCS_ERR_NO_MEMORY ? Status::kNoMemory : Status::kSystem,
+                       "ucp_worker_create failed: %s", ucs_text(status).c_str());
   }
   if (!options_.polling) {
     status = ucp_worker_get_efd(worker_, &efd_);
@@ -186,7 +187,8 @@ Status UcxEndpoint::map_region(std::byte* app_addr, uint64_t bytes, bool allocat
   const ucs_status_t status = ucp_mem_map(context_->get(), &params, &out.memh);
   if (status != UCS_OK) {
     out.memh = nullptr;
-    return TAKYON_FAIL(log_, Status::kSystem, "ucp_mem_map of %s (%llu bytes) failed: %s", what,
+    return TAKYON_FAIL(log_, status == UCS_ERR_NO_MEMORY ? Status::kNoMemory : Status::kSystem,
+                       "ucp_mem_map of %s (%llu bytes) failed: %s", what,
                        static_cast<unsigned long long>(bytes), ucs_text(status).c_str());
   }
   if (!allocate) {
