@@ -7,6 +7,7 @@
 #include "backends/inter_process/inter_process_backend.hpp"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -122,8 +123,15 @@ class Pairing {
         }
       }
       if ((msg.msg_flags & MSG_CTRUNC) != 0) {
-        return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c sent more descriptors than one segment",
-                           peer_side_);
+        // The kernel drops descriptors it cannot install: this process has none free, or the
+        // peer sent more than the one segment.
+        rlimit limit{};
+        getrlimit(RLIMIT_NOFILE, &limit);
+        return TAKYON_FAIL(
+            log_, Status::kSystem,
+            "receiving endpoint %c's shared memory failed: the descriptor did not arrive (no file "
+            "descriptor free under RLIMIT_NOFILE=%llu, or more than one was sent)",
+            peer_side_, static_cast<unsigned long long>(limit.rlim_cur));
       }
       got += static_cast<size_t>(n);
     }
