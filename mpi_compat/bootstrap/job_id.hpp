@@ -23,8 +23,8 @@ inline constexpr size_t kMaxJobIdChars = 32;
 [[nodiscard]] std::string random_hex(size_t bytes);
 
 /// The first Takyon path ID of a job's MPI path channels (libtakyon_mpi gives the pair lo < hi the
-/// ID base + lo * size + hi, mod 2^32), derived from the job id so that takyon-run can name the
-/// shared-memory segments of paths a killed job never destroyed.
+/// ID base + lo * size + hi, mod 2^32), derived from the job id so that concurrent jobs of one
+/// user rarely pick the same IDs.
 [[nodiscard]] uint32_t mpi_path_id_base(std::string_view job_id) noexcept;
 
 /// Random bytes in an MPI inbox's name (hex doubles them).

@@ -157,27 +157,10 @@ int Job::run() {
 
 // libtakyon_mpi's ranks unlink their inboxes (/dev/shm/takyon-mpi-<job>-<rank>-<random key>) once
 // every rank has mapped them; a job killed before that point would leave them behind. All ranks are
-// gone now, so the names are unused: remove exactly this job's (remove_mpi_inboxes).
-// Likewise the segments of the Takyon paths libtakyon_mpi creates when TAKYON_MPI_PROVIDER forces
-// a shared-memory provider (/dev/shm/takyon-<uid>-<provider>-<id>-<A|B>, the core's names; the IDs
-// from mpi_path_id_base()).
+// gone now, so the names are unused: remove exactly this job's (remove_mpi_inboxes). The paths'
+// shared memory has no name (memfd), so a killed job leaves nothing of it.
 void Job::remove_rank_segments() const {
-  const int n = opts_.nranks;
   remove_mpi_inboxes(job_id_);
-  const uint32_t base = mpi_path_id_base(job_id_);
-  const std::string prefix = "/takyon-" + std::to_string(::getuid()) + "-";
-  for (const char* provider : {"InterProcessMemcpy", "InterProcessPointer"}) {
-    for (int lo = 0; lo < n; ++lo) {
-      for (int hi = lo + 1; hi < n; ++hi) {
-        const uint32_t id =
-            base + static_cast<uint32_t>(lo) * static_cast<uint32_t>(n) + static_cast<uint32_t>(hi);
-        for (const char* side : {"-A", "-B"}) {
-          const std::string name = prefix + provider + "-" + std::to_string(id) + side;
-          (void)::shm_unlink(name.c_str());
-        }
-      }
-    }
-  }
 }
 
 int Job::running_count() const {

@@ -208,28 +208,13 @@ int main(int argc, char** argv) {
   if (mode == "exit") {
     return env_rank == arg_int(2) ? arg_int(3) : 0;
   }
-  // leave-segments RANK CODE: creates the shared-memory segments libtakyon_mpi's inbox and its
-  // InterProcessMemcpy path channel would have (this rank's inbox; for rank 0 every pair's path
-  // segments), prints their names, and exits: rank RANK with CODE after 0.3 s, the others with 0.
+  // leave-segments RANK CODE: creates the shared-memory segment libtakyon_mpi's inbox would have
+  // (this rank's), prints its name, and exits: rank RANK with CODE after 0.3 s, the others with 0.
   if (mode == "leave-segments") {
     const char* job_id = std::getenv("TAKYON_RUN_JOB_ID");
-    const int size = env_int("TAKYON_RUN_SIZE", 1);
     if (job_id == nullptr) die("leave-segments needs TAKYON_RUN_JOB_ID");
-    std::vector<std::string> names{
+    const std::vector<std::string> names{
         takyon::mpi::mpi_inbox_name(job_id, env_rank, takyon::mpi::random_hex(takyon::mpi::kInboxKeyBytes))};
-    if (env_rank == 0) {
-      const uint32_t base = takyon::mpi::mpi_path_id_base(job_id);
-      for (int lo = 0; lo < size; ++lo) {
-        for (int hi = lo + 1; hi < size; ++hi) {
-          const uint32_t id =
-              base + static_cast<uint32_t>(lo) * static_cast<uint32_t>(size) + static_cast<uint32_t>(hi);
-          for (const char* side : {"A", "B"}) {
-            names.push_back("/takyon-" + std::to_string(::getuid()) + "-InterProcessMemcpy-" +
-                            std::to_string(id) + "-" + side);
-          }
-        }
-      }
-    }
     for (const std::string& name : names) {
       const int fd = ::shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
       if (fd < 0) die("shm_open " + name);
