@@ -106,6 +106,18 @@ bool has_id_field(std::string_view name, std::string_view id) {
   return false;
 }
 
+// "<provider>-<id>" as the shared-memory providers put them in their names, or "" when the string
+// has no -ID= with a number.
+std::string shm_key(const std::string& text) {
+  const std::vector<std::string> tokens = split(text);
+  for (const std::string& token : tokens) {
+    if (token.rfind("-ID=", 0) != 0 || token.size() == 4 || token.size() > 24) continue;
+    if (token.find_first_not_of("0123456789", 4) != std::string::npos) return "";
+    return tokens[0] + "-" + std::to_string(std::strtoull(token.c_str() + 4, nullptr, 10));
+  }
+  return "";
+}
+
 struct Endpoint {
   TakyonPathAttributes attrs{};
   std::vector<uint64_t> send_bytes;
@@ -232,16 +244,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  fds_before);
     __builtin_trap();
   }
+  // Other processes (tests running beside the fuzzer) make entries meanwhile: only a new entry with
+  // this input's provider and ID as fields ("takyon-<uid>-<provider>-<id>-...") is this input's.
+  const std::string ours = shm_key(text);
   for (const std::string& name : takyon_shm_entries()) {
-    if (shm_before.count(name) != 0) continue;
-    // Another process's entry may appear meanwhile; one that names this input's ID is ours.
-    const size_t id = text.find("-ID=");
-    if (id == std::string::npos) continue;
-    const std::string digits = text.substr(id + 4, text.find(' ', id) - (id + 4));
-    if (has_id_field(name, digits)) {
-      std::fprintf(stderr, "'%s' left /dev/shm/%s behind\n", text.c_str(), name.c_str());
-      __builtin_trap();
-    }
+    if (shm_before.count(name) != 0 || !has_id_field(name, ours)) continue;
+    std::fprintf(stderr, "'%s' left /dev/shm/%s behind\n", text.c_str(), name.c_str());
+    __builtin_trap();
   }
   return 0;
 }

@@ -32,7 +32,9 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-shm_entries() { find /dev/shm -maxdepth 1 -name '*takyon*' -printf '%f\n' 2>/dev/null | sort; }
+# The path providers' shared-memory names: takyon-<uid>-<provider>-<id>-... (MPI jobs' entries, which
+# tests running beside a fuzzer make, are named otherwise).
+shm_entries() { find /dev/shm -maxdepth 1 -name "takyon-$(id -u)-*" -printf '%f\n' 2>/dev/null | sort; }
 
 status=0
 for name in "${fuzzers[@]}"; do
