@@ -78,7 +78,7 @@ bool ShmObject::open(const std::string& name, SysError& error) {
 bool ShmObject::create_anonymous(const std::string& label, SysError& error) {
   close();
   name_ = label;
-  fd_.reset(sys::ops().memfd_create(label.c_str(), MFD_CLOEXEC));
+  fd_.reset(sys::ops().memfd_create(label.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (fd_.valid()) return true;
   error = {"memfd_create", errno};
   return false;
@@ -88,6 +88,19 @@ void ShmObject::adopt(UniqueFd fd, const std::string& label) {
   close();
   name_ = label;
   fd_ = std::move(fd);
+}
+
+bool ShmObject::seal_size(SysError& error) {
+  if (fcntl(fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) return true;
+  error = {"fcntl(F_ADD_SEALS)", errno};
+  return false;
+}
+
+bool ShmObject::size_sealed() const noexcept {
+  struct stat st {};
+  const int seals = fcntl(fd_.get(), F_GET_SEALS);
+  return seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW) &&
+         fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 bool ShmObject::current_size(std::uint64_t& bytes, SysError& error) const {

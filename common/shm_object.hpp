@@ -47,6 +47,11 @@ class ShmObject {
   bool create_anonymous(const std::string& label, SysError& error);
   /// Takes over `fd`, an object created by another process's create_anonymous.
   void adopt(UniqueFd fd, const std::string& label);
+  /// Anonymous objects: forbids any later change of size, by anyone holding the descriptor (so a
+  /// peer cannot truncate the memory under a mapping and turn the next access into SIGBUS).
+  bool seal_size(SysError& error);
+  /// Whether the size is sealed so (a regular memfd with F_SEAL_SHRINK and F_SEAL_GROW).
+  [[nodiscard]] bool size_sealed() const noexcept;
   /// The object's current size (fstat).
   bool current_size(std::uint64_t& bytes, SysError& error) const;
   /// Its owner and permission bits (fstat): `mode` holds the bits of 07777 only.

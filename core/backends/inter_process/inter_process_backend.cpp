@@ -272,11 +272,13 @@ class InterProcessEndpoint final : public Backend {
     }
     own_.close_fd();
 
-    SegmentHeader& my_header = own_.header();
+    // Counts and pointers from this endpoint's own layout and the peer's tables as validated once:
+    // never again from shared memory the peer can write.
     if (stream.peer_pid != getpid()) monitor_ = std::make_unique<PidMonitor>(stream.peer_pid);
-    mailbox_.emplace(Mailbox::Side{&my_header.mailbox, own_.slots()},
-                     Mailbox::Side{&peer_.header().mailbox, peer_.slots()}, static_cast<int>(my_header.nsend),
-                     static_cast<int>(my_header.nrecv), true, polling_, monitor_.get());
+    mailbox_.emplace(Mailbox::Side{&own_.header().mailbox, own_.slots()},
+                     Mailbox::Side{&peer_.header().mailbox, peer_.slots()},
+                     static_cast<int>(layout.send_bytes.size()), static_cast<int>(layout.recv_bytes.size()),
+                     true, polling_, monitor_.get());
     recv_bytes_ = layout.recv_bytes;
     for (uint32_t i = 0; i < layout.recv_bytes.size(); ++i) buffers_.recv.push_back(own_.recv_buffer(i));
     const std::vector<uint64_t> peer_recv = peer_.recv_sizes();

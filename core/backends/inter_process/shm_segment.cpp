@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <new>
 
 #include "buffer_alloc.hpp"
@@ -16,23 +17,12 @@ constexpr uint32_t kVersion = 5;
 
 }  // namespace
 
-MailboxSlot* ShmSegment::slots() const noexcept {
-  return reinterpret_cast<MailboxSlot*>(base() + header().slots_offset);
-}
-
-std::vector<uint64_t> ShmSegment::send_sizes() const {
-  const auto* sizes = reinterpret_cast<const uint64_t*>(base() + header().sizes_offset);
-  return {sizes, sizes + header().nsend};
-}
-
-std::vector<uint64_t> ShmSegment::recv_sizes() const {
-  const auto* sizes = reinterpret_cast<const uint64_t*>(base() + header().sizes_offset);
-  return {sizes + header().nsend, sizes + header().nsend + header().nrecv};
-}
-
-std::byte* ShmSegment::recv_buffer(uint32_t i) const noexcept {
-  const auto* offsets = reinterpret_cast<const uint64_t*>(base() + header().recv_offsets_offset);
-  return offsets[i] == 0 ? nullptr : base() + offsets[i];
+void ShmSegment::close() noexcept {
+  object_.close();
+  slots_ = nullptr;
+  send_sizes_.clear();
+  recv_sizes_.clear();
+  recv_buffers_.clear();
 }
 
 Status ShmSegment::create(const std::string& label, const SegmentLayout& layout, ErrorLog& log) {
@@ -68,13 +58,18 @@ Status ShmSegment::create(const std::string& label, const SegmentLayout& layout,
                        no_space ? "not enough memory: " : "", static_cast<unsigned long long>(total),
                        label.c_str(), error.text().c_str());
   }
+  if (!object_.seal_size(error)) {
+    object_.close();
+    return TAKYON_FAIL(log, Status::kSystem, "sealing the size of the shared memory %s failed: %s",
+                       label.c_str(), error.text().c_str());
+  }
   if (!object_.map(total, error)) {
     object_.close();
     return TAKYON_FAIL(log, error.err == ENOMEM ? Status::kNoMemory : Status::kSystem,
                        "mmap of %s (%llu bytes) failed: %s", label.c_str(),
                        static_cast<unsigned long long>(total), errno_text(error.err).c_str());
   }
-  std::byte* const at = base();
+  std::byte* const at = object_.data();
   auto* header = new (at) SegmentHeader{};
   header->magic = kMagic;
   header->version = kVersion;
@@ -90,12 +85,22 @@ Status ShmSegment::create(const std::string& label, const SegmentLayout& layout,
   std::copy(layout.send_bytes.begin(), layout.send_bytes.end(), sizes);
   std::copy(layout.recv_bytes.begin(), layout.recv_bytes.end(), sizes + nsend);
   std::copy(recv_offsets.begin(), recv_offsets.end(), reinterpret_cast<uint64_t*>(at + recv_offsets_offset));
+  slots_ = reinterpret_cast<MailboxSlot*>(at + slots_offset);
+  send_sizes_ = layout.send_bytes;
+  recv_sizes_ = layout.recv_bytes;
+  for (uint32_t i = 0; i < nrecv; ++i)
+    recv_buffers_.push_back(recv_offsets[i] == 0 ? nullptr : at + recv_offsets[i]);
   return Status::kOk;
 }
 
 Status ShmSegment::adopt_peer(common::UniqueFd fd, const std::string& label, ErrorLog& log) {
   close();
   object_.adopt(std::move(fd), label);
+  const auto refuse = [&](const std::string& why) {
+    close();
+    return TAKYON_FAIL(log, Status::kProtocol, "the peer's shared memory %s %s", label.c_str(), why.c_str());
+  };
+  if (!object_.size_sealed()) return refuse("is not a sealed memfd of a Takyon endpoint");
   common::SysError error;
   uint64_t size = 0;
   if (!object_.current_size(size, error)) {
@@ -103,37 +108,49 @@ Status ShmSegment::adopt_peer(common::UniqueFd fd, const std::string& label, Err
     return TAKYON_FAIL(log, Status::kSystem, "the peer's shared memory %s: %s", label.c_str(),
                        error.text().c_str());
   }
-  if (size < sizeof(SegmentHeader)) {
-    close();
-    return TAKYON_FAIL(log, Status::kProtocol, "the peer's shared memory %s is too small (%llu bytes)",
-                       label.c_str(), static_cast<unsigned long long>(size));
-  }
+  if (size < sizeof(SegmentHeader)) return refuse("is too small for a segment header");
   if (!object_.map(size, error)) {
     close();
     return TAKYON_FAIL(log, error.err == ENOMEM ? Status::kNoMemory : Status::kSystem,
                        "mmap of the peer's %s failed: %s", label.c_str(), errno_text(error.err).c_str());
   }
   object_.close_fd();
+
+  // Everything below is read once from memory the peer can still write; each offset is checked
+  // against the size without arithmetic that could wrap.
+  std::byte* const at = object_.data();
   const SegmentHeader& h = header();
-  const uint64_t end_of_tables = h.recv_offsets_offset + 8ull * h.nrecv;
-  if (h.magic != kMagic || h.version != kVersion || h.total_bytes != size || h.nrecv > size ||
-      h.nsend > size || end_of_tables > size ||
-      h.sizes_offset + 8ull * (uint64_t{h.nsend} + h.nrecv) > size ||
-      h.slots_offset + uint64_t{h.nrecv} * sizeof(MailboxSlot) > size) {
-    close();
-    return TAKYON_FAIL(log, Status::kProtocol,
-                       "the peer's shared memory %s is not a Takyon segment of this version", label.c_str());
+  const uint64_t magic = h.magic;
+  const uint32_t version = h.version;
+  const uint64_t total = h.total_bytes;
+  const uint32_t nsend = h.nsend;
+  const uint32_t nrecv = h.nrecv;
+  const uint64_t slots_offset = h.slots_offset;
+  const uint64_t sizes_offset = h.sizes_offset;
+  const uint64_t recv_offsets_offset = h.recv_offsets_offset;
+  const auto fits = [size](uint64_t offset, uint64_t count, uint64_t element) {
+    return offset <= size && count <= (size - offset) / element;
+  };
+  if (magic != kMagic || version != kVersion || total != size)
+    return refuse("is not a Takyon segment of this version");
+  if (slots_offset % alignof(MailboxSlot) != 0 || sizes_offset % 8 != 0 || recv_offsets_offset % 8 != 0 ||
+      slots_offset < sizeof(SegmentHeader) || !fits(slots_offset, nrecv, sizeof(MailboxSlot)) ||
+      !fits(sizes_offset, uint64_t{nsend} + nrecv, 8) || !fits(recv_offsets_offset, nrecv, 8)) {
+    return refuse("describes tables outside itself");
   }
-  const std::vector<uint64_t> recv = recv_sizes();
-  const auto* offsets = reinterpret_cast<const uint64_t*>(base() + h.recv_offsets_offset);
-  for (uint32_t i = 0; i < h.nrecv; ++i) {
-    if (recv[i] > 0 && (offsets[i] == 0 || offsets[i] > size || recv[i] > size - offsets[i])) {
-      close();
-      return TAKYON_FAIL(log, Status::kProtocol,
-                         "the peer's shared memory %s describes receive buffer %u outside it", label.c_str(),
-                         i);
+  std::vector<uint64_t> sizes(uint64_t{nsend} + nrecv);
+  std::memcpy(sizes.data(), at + sizes_offset, sizes.size() * 8);
+  std::vector<uint64_t> offsets(nrecv);
+  std::memcpy(offsets.data(), at + recv_offsets_offset, offsets.size() * 8);
+  send_sizes_.assign(sizes.begin(), sizes.begin() + nsend);
+  recv_sizes_.assign(sizes.begin() + nsend, sizes.end());
+  for (uint32_t i = 0; i < nrecv; ++i) {
+    if (recv_sizes_[i] > 0 && (offsets[i] < sizeof(SegmentHeader) || !fits(offsets[i], recv_sizes_[i], 1))) {
+      return refuse(strf("describes receive buffer %u outside itself", i));
     }
+    recv_buffers_.push_back(recv_sizes_[i] == 0 ? nullptr : at + offsets[i]);
   }
+  slots_ = reinterpret_cast<MailboxSlot*>(at + slots_offset);
   return Status::kOk;
 }
 

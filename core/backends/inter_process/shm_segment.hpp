@@ -38,14 +38,15 @@ struct SegmentHeader {
 
 class ShmSegment {
  public:
-  /// Creates, reserves, maps and initialises this endpoint's segment; `label` names it in
-  /// messages ("takyon-InterProcessMemcpy-7-A").
+  /// Creates, reserves, seals (its size can never change), maps and initialises this endpoint's
+  /// segment; `label` names it in messages ("takyon-0-InterProcessMemcpy-7-A").
   Status create(const std::string& label, const SegmentLayout& layout, ErrorLog& log);
-  /// Maps the peer's segment from the descriptor it sent, after checking that it is a segment of
-  /// this version whose tables lie inside it.
+  /// Maps the peer's segment from the descriptor it sent, after checking that its size is sealed
+  /// and that it is a segment of this version whose tables lie inside it. The tables are read
+  /// once, here: later changes the peer makes to them are never looked at.
   Status adopt_peer(common::UniqueFd fd, const std::string& label, ErrorLog& log);
   /// Unmaps and closes.
-  void close() noexcept { object_.close(); }
+  void close() noexcept;
   /// Closes the descriptor once the peer has its own; the mapping stays.
   void close_fd() noexcept { object_.close_fd(); }
 
@@ -54,15 +55,19 @@ class ShmSegment {
   [[nodiscard]] SegmentHeader& header() const noexcept {
     return *reinterpret_cast<SegmentHeader*>(object_.data());
   }
-  [[nodiscard]] MailboxSlot* slots() const noexcept;
-  [[nodiscard]] std::vector<uint64_t> send_sizes() const;
-  [[nodiscard]] std::vector<uint64_t> recv_sizes() const;
-  [[nodiscard]] std::byte* recv_buffer(uint32_t i) const noexcept;
+  [[nodiscard]] MailboxSlot* slots() const noexcept { return slots_; }
+  [[nodiscard]] const std::vector<uint64_t>& send_sizes() const noexcept { return send_sizes_; }
+  [[nodiscard]] const std::vector<uint64_t>& recv_sizes() const noexcept { return recv_sizes_; }
+  [[nodiscard]] std::byte* recv_buffer(uint32_t i) const noexcept { return recv_buffers_[i]; }
   [[nodiscard]] const std::string& label() const noexcept { return object_.name(); }
 
  private:
-  [[nodiscard]] std::byte* base() const noexcept { return object_.data(); }
   common::ShmObject object_;
+  // The geometry, as this endpoint wrote it or validated it once.
+  MailboxSlot* slots_ = nullptr;
+  std::vector<uint64_t> send_sizes_;
+  std::vector<uint64_t> recv_sizes_;
+  std::vector<std::byte*> recv_buffers_;
 };
 
 }  // namespace takyon::detail
