@@ -83,8 +83,14 @@ bool owner_of(const std::string& name, uid_t& owner) {
   query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
   query.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
   query.request.sdiag_family = AF_UNIX;
-  query.request.udiag_states = ~0u;
+  // Bound sockets only (listening, or bound and unconnected): connections accepted from a
+  // listener carry its name too, and ones not yet accepted report uid 0.
+  constexpr unsigned kListen = 10;  // TCP_LISTEN
+  constexpr unsigned kClose = 7;    // TCP_CLOSE
+  query.request.udiag_states = (1u << kListen) | (1u << kClose);
   query.request.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_UID;
+  const timeval patience{1, 0};  // the kernel answers at once; never wait long for a lost reply
+  setsockopt(nl.get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
   if (send(nl.get(), &query, sizeof(query), 0) != static_cast<ssize_t>(sizeof(query))) return false;
   const std::string wanted = std::string(1, '\0') + name;
   // Netlink messages and their attributes are 4-byte aligned records (the NLMSG_*/RTA_* macros'
@@ -93,7 +99,7 @@ bool owner_of(const std::string& name, uid_t& owner) {
   alignas(nlmsghdr) char buffer[32768];
   for (;;) {
     const ssize_t got = recv(nl.get(), buffer, sizeof(buffer), 0);
-    if (got <= 0) return false;
+    if (got <= 0 || static_cast<size_t>(got) > sizeof(buffer)) return false;
     const auto end = static_cast<size_t>(got);
     for (size_t at = 0; at + sizeof(nlmsghdr) <= end;) {
       nlmsghdr h{};
