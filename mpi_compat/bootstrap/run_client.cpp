@@ -177,6 +177,18 @@ class RunClientBootstrap final : public Bootstrap {
       broken("connect: " + errno_text(err) + (err == ECONNREFUSED ? " (is takyon-run still running?)" : ""));
     }
     set_send_timeout(std::chrono::seconds(0));
+    // The name is abstract: anyone could have bound it (after a takyon-run died, say). The hello
+    // carries the job's secret, so it goes only to a process of this user.
+    ucred cred{};
+    socklen_t cred_len = sizeof(cred);
+    if (::getsockopt(fd_.get(), SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0) {
+      broken("SO_PEERCRED on the rendezvous: " + errno_text(errno));
+    }
+    if (cred.uid != ::geteuid()) {
+      broken("the process listening there belongs to uid " + std::to_string(cred.uid) +
+             ", not to this user (uid " + std::to_string(::geteuid()) +
+             "): it is not this job's takyon-run; the job's secret is not sent");
+    }
     // The hello goes right after connect: takyon-run reads it as it accepts, and gives a connection
     // from outside the ranks' process trees only a short while to send it.
     send_frame(wire::Type::kHello,

@@ -189,6 +189,7 @@ void Job::reap() {
     for (size_t r = 0; r < ranks_.size(); ++r) {
       if (ranks_[r].pid == pid && ranks_[r].running) {
         ranks_[r].running = false;
+        server_->remove_rank_process(pid);
         on_exit(static_cast<int>(r), status);
         break;
       }

@@ -53,6 +53,8 @@ class RendezvousServer {
   /// A rank's process: its connections, and those of its descendants, are the job's own (never
   /// evicted, the long hello deadline). Call before the poll loop starts.
   void add_rank_process(pid_t pid) { rank_pids_.insert(pid); }
+  /// Once reaped, a rank's pid may be reused by any process: it is no longer the job's.
+  void remove_rank_process(pid_t pid) { rank_pids_.erase(pid); }
 
   /// Appends the descriptors to poll (listener first, then connections) ...
   void fill_poll(std::vector<pollfd>& fds) const;

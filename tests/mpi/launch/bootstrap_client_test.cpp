@@ -4,12 +4,15 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <set>
 #include <string>
@@ -227,6 +230,52 @@ TEST(BootstrapRunClient, BadEnvironmentIsNamed) {
             std::string::npos);
   ::unsetenv("TAKYON_RUN_SECRET");
   EXPECT_NE(error_of([] { (void)make_bootstrap(); }).find("TAKYON_RUN_SECRET is not set"), std::string::npos);
+}
+
+// Another user's process listening on the rendezvous name (say, after takyon-run died) gets no
+// hello: the rank checks the listener's user first, since the hello carries the job's secret.
+TEST(BootstrapRunClient, AnotherUsersListenerGetsNoHello) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to listen as uid 65534";
+  const std::string name = "takyon-test-impostor-" + std::to_string(::getpid());
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // only system calls from here: the test process may have threads
+    ::close(report[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    std::memcpy(sa.sun_path + 1, name.data(), name.size());
+    const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    if (::bind(listener, reinterpret_cast<const sockaddr*>(&sa), len) != 0 || ::listen(listener, 4) != 0)
+      ::_exit(3);
+    char byte = 'r';
+    (void)::write(report[1], &byte, 1);
+    const int fd = ::accept(listener, nullptr, nullptr);
+    long received = 0;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) received += n;
+    byte = received == 0 ? '0' : 'X';
+    (void)::write(report[1], &byte, 1);
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  char ready = 0;
+  ASSERT_EQ(::read(report[0], &ready, 1), 1);
+  ASSERT_EQ(ready, 'r') << "the impostor could not listen";
+  ScopedEnv env;
+  env.run_rank(0, 2, "@" + name, std::string(32, 's'));
+  const std::string err = error_of([] { (void)make_bootstrap(); });
+  EXPECT_NE(err.find("belongs to uid 65534"), std::string::npos) << err;
+  EXPECT_NE(err.find("the job's secret is not sent"), std::string::npos) << err;
+  char verdict = 0;
+  EXPECT_EQ(::read(report[0], &verdict, 1), 1);
+  EXPECT_EQ(verdict, '0') << "the impostor received bytes from the rank";
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
 }
 
 TEST(BootstrapRunClient, RefusalIsReported) {
