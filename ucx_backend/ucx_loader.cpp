@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <mutex>
@@ -22,24 +23,32 @@ std::string ucx_directory_of(const std::string& file) {
   return slash == std::string::npos ? std::string(".") : file.substr(0, slash);
 }
 
-// The file this function's code was loaded from: libtakyon.so, or the program for a static libtakyon.
-std::string ucx_this_image() {
+// The file this function's code was loaded from (libtakyon.so, or the program for a static
+// libtakyon), as an absolute path. Worked out when the image is loaded, before the program can
+// change its directory: a relative name resolved later could point into a directory another user
+// controls. The main program's entry may carry argv[0] rather than a path: /proc/self/exe then.
+char g_ucx_image[PATH_MAX] = {};
+
+[[gnu::constructor]] void ucx_remember_image() noexcept {
   Dl_info info{};
-  std::string image;
-  if (dladdr(reinterpret_cast<const void*>(&ucx_module_path), &info) != 0 && info.dli_fname != nullptr) {
-    image = info.dli_fname;
-  }
-  // The main program's entry may carry argv[0] (no directory) rather than a path.
-  if (image.find('/') == std::string::npos) image = "/proc/self/exe";
   char real[PATH_MAX];
-  if (realpath(image.c_str(), real) != nullptr) image = real;
-  return image;
+  if (dladdr(reinterpret_cast<const void*>(&ucx_module_path), &info) != 0 && info.dli_fname != nullptr &&
+      std::strchr(info.dli_fname, '/') != nullptr && realpath(info.dli_fname, real) != nullptr) {
+    std::memcpy(g_ucx_image, real, sizeof(real));
+    return;
+  }
+  const ssize_t n = readlink("/proc/self/exe", real, sizeof(real) - 1);
+  if (n > 0) {
+    real[n] = '\0';
+    std::memcpy(g_ucx_image, real, static_cast<size_t>(n) + 1);
+  }
 }
 
 }  // namespace
 
 std::string ucx_module_path() {
-  return ucx_directory_of(ucx_this_image()) + "/" TAKYON_UCX_MODULE_DIR "/" TAKYON_UCX_MODULE_FILE;
+  if (g_ucx_image[0] != '/') return {};  // never a path relative to whatever directory is current
+  return ucx_directory_of(g_ucx_image) + "/" TAKYON_UCX_MODULE_DIR "/" TAKYON_UCX_MODULE_FILE;
 }
 
 Status load_ucx_module(ErrorLog& log, const UcxModuleApi*& out) {
@@ -49,6 +58,11 @@ Status load_ucx_module(ErrorLog& log, const UcxModuleApi*& out) {
     return Status::kOk;
   }
   const std::string path = ucx_module_path();
+  if (path.empty()) {
+    return TAKYON_FAIL(log, Status::kUnsupported,
+                       "Ucx provider: cannot find the module: the absolute path of libtakyon (or of the "
+                       "program) is unknown");
+  }
   // RTLD_LOCAL: UCX's symbols stay out of the program's namespace. RTLD_NODELETE: UCX keeps
   // threads and atexit handlers; the module stays loaded for the life of the process.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
