@@ -61,6 +61,7 @@ struct Runtime {
 };
 
 Runtime* g_rt = nullptr;
+int g_rank_in_init = -1;  ///< This rank's number once the bootstrap knows it, for MPI_Init's own errors.
 bool g_finalized = false;
 bool g_initialized_ever = false;
 
@@ -276,6 +277,7 @@ int runtime_init(int required) {
   }
   const JobInfo& job = rt->boot->job();
   rt->rank = job.rank;
+  g_rank_in_init = job.rank;
   rt->size = job.size;
   try {
     std::string me = host_identity(job.rank) + "\n" + std::to_string(getpid()) + "\n" +
@@ -456,7 +458,7 @@ bool is_thread_main() {
   return g_rt != nullptr && pthread_equal(pthread_self(), g_rt->main_thread) != 0;
 }
 int world_rank_or_minus1() {
-  return g_rt != nullptr ? g_rt->rank : -1;
+  return g_rt != nullptr ? g_rt->rank : g_rank_in_init;
 }
 
 }  // namespace takyon::mpi
