@@ -139,9 +139,9 @@ Status ShmSegment::adopt_peer(common::UniqueFd fd, const std::string& label, Err
     return refuse("describes tables outside itself");
   }
   std::vector<uint64_t> sizes(uint64_t{nsend} + nrecv);
-  std::memcpy(sizes.data(), at + sizes_offset, sizes.size() * 8);
+  if (!sizes.empty()) std::memcpy(sizes.data(), at + sizes_offset, sizes.size() * 8);
   std::vector<uint64_t> offsets(nrecv);
-  std::memcpy(offsets.data(), at + recv_offsets_offset, offsets.size() * 8);
+  if (!offsets.empty()) std::memcpy(offsets.data(), at + recv_offsets_offset, offsets.size() * 8);
   send_sizes_.assign(sizes.begin(), sizes.begin() + nsend);
   recv_sizes_.assign(sizes.begin() + nsend, sizes.end());
   for (uint32_t i = 0; i < nrecv; ++i) {
