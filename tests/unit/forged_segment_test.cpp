@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -66,15 +67,19 @@ int forged_segment(const std::function<void(SegmentHeader&, uint64_t*)>& forge, 
 }
 
 // Plays endpoint A of "InterProcessMemcpy -ID=id": accepts B, sends `segment` with its hello.
-void forged_endpoint_a(uint32_t id, int segment, bool& ready) {
+void forged_endpoint_a(uint32_t id, int segment, std::atomic<int>& ready) {
   const std::string name = "takyon-" + std::to_string(getuid()) + "-InterProcessMemcpy-" + std::to_string(id);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path + 1, name.data(), name.size());
   const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
   const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), len) != 0 || listen(listener, 1) != 0) return;
-  ready = true;
+  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), len) != 0 || listen(listener, 1) != 0) {
+    ready = -1;
+    close(listener);
+    return;
+  }
+  ready = 1;
   pollfd p{listener, POLLIN, 0};
   if (poll(&p, 1, 5000) == 1) {
     const int fd = accept(listener, nullptr, nullptr);
@@ -105,9 +110,14 @@ std::string endpoint_b_error(const std::function<void(SegmentHeader&, uint64_t*)
   const uint32_t id = forged_id();
   const int segment = forged_segment(forge, seal);
   if (segment < 0) return "could not forge a segment";
-  bool ready = false;
+  std::atomic<int> ready{0};
   std::thread a([&] { forged_endpoint_a(id, segment, ready); });
-  while (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (ready == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (ready < 0) {
+    a.join();
+    close(segment);
+    return "the forged endpoint A could not listen";
+  }
   const std::string provider = "InterProcessMemcpy -ID=" + std::to_string(id);
   TakyonPathAttributes attrs = takyonAllocAttributes(false, true, 1, 1, 4096, timeout, provider.c_str());
   attrs.verbosity = TAKYON_VERBOSITY_NONE;
