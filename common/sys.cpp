@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -27,8 +26,8 @@ int real_pidfd_open(pid_t pid) {
 }
 
 constexpr Ops kRealOps = {
-    ::shm_open, ::shm_unlink, ::ftruncate,     ::posix_fallocate, ::mmap,
-    ::munmap,   ::flock,      real_pidfd_open, ::memfd_create,
+    ::shm_open, ::shm_unlink, ::ftruncate,     ::posix_fallocate,
+    ::mmap,     ::munmap,     real_pidfd_open, ::memfd_create,
 };
 
 Ops g_ops = kRealOps;

@@ -19,7 +19,6 @@ struct Ops {
   int (*posix_fallocate)(int fd, off_t offset, off_t length);
   void* (*mmap)(void* addr, size_t length, int prot, int flags, int fd, off_t offset);
   int (*munmap)(void* addr, size_t length);
-  int (*flock)(int fd, int operation);
   int (*pidfd_open)(pid_t pid);
   int (*memfd_create)(const char* name, unsigned int flags);
 };
