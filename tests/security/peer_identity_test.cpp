@@ -176,6 +176,17 @@ void destroy_both(TakyonPath*& a, TakyonPath*& b) {
   other.join();
 }
 
+// Both endpoints of `provider` (B here, A on a thread that may already be running: `thread_a`
+// fills `a`): both must be created and carry a message intact.
+void expect_created_and_working(Created& a, std::thread& thread_a, const std::string& provider) {
+  Created b = create(provider, false, 10.0);
+  thread_a.join();
+  EXPECT_NE(a.path, nullptr) << a.error;
+  EXPECT_NE(b.path, nullptr) << b.error;
+  if (a.path != nullptr && b.path != nullptr) expect_path_works(a.path, b.path);
+  destroy_both(a.path, b.path);
+}
+
 struct Case {
   const char* provider;
   bool claims_b;  ///< endpoint B holds a name of its own (the shared-memory providers)
@@ -229,12 +240,7 @@ TEST_P(PeerIdentity, ImpostorConnectingAsBIsDroppedAndTheRealBConnects) {
   ASSERT_EQ(impostor.line(), "ready");
   const std::string seen = impostor.result();
   EXPECT_EQ(seen, "connected=1 closed_by_peer=1 received=0") << "endpoint A talked to the impostor";
-  Created b = create(provider(), false, 10.0);
-  thread_a.join();
-  EXPECT_NE(a.path, nullptr) << a.error;
-  EXPECT_NE(b.path, nullptr) << b.error;
-  if (a.path != nullptr && b.path != nullptr) expect_path_works(a.path, b.path);
-  destroy_both(a.path, b.path);
+  expect_created_and_working(a, thread_a, provider());
 }
 
 // The impostor holds the path's names: creating either side is refused at once, naming the user;
@@ -262,12 +268,7 @@ TEST_P(PeerIdentity, NamesHeldByAnotherUserAreRefusedNamingTheUser) {
   }
   Created a;
   std::thread thread_a([&] { a = create(provider(), true, 10.0); });
-  Created b = create(provider(), false, 10.0);
-  thread_a.join();
-  EXPECT_NE(a.path, nullptr) << a.error;
-  EXPECT_NE(b.path, nullptr) << b.error;
-  if (a.path != nullptr && b.path != nullptr) expect_path_works(a.path, b.path);
-  destroy_both(a.path, b.path);
+  expect_created_and_working(a, thread_a, provider());
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& param) {
@@ -294,12 +295,7 @@ TEST(SharedMemoryNames, SquattedNamesDoNotBlockAPath) {
     const std::string provider = std::string(word) + " -ID=" + std::to_string(id);
     Created a;
     std::thread thread_a([&] { a = create(provider, true, 10.0); });
-    Created b = create(provider, false, 10.0);
-    thread_a.join();
-    EXPECT_NE(a.path, nullptr) << a.error;
-    EXPECT_NE(b.path, nullptr) << b.error;
-    if (a.path != nullptr && b.path != nullptr) expect_path_works(a.path, b.path);
-    destroy_both(a.path, b.path);
+    expect_created_and_working(a, thread_a, provider);
     struct stat st {};
     EXPECT_EQ(stat((stem + "-A").c_str(), &st), 0) << "the other user's file was touched";
     EXPECT_EQ(st.st_uid, kImpostorUid);
