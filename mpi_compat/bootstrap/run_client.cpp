@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -167,9 +168,20 @@ class RunClientBootstrap final : public Bootstrap {
     if (!fd_.valid()) broken("socket: " + errno_text(errno));
     // A full backlog makes connect wait; a stopped launcher must not make it wait forever.
     set_send_timeout(kHelloTimeout);
+    const auto give_up = Clock::now() + kHelloTimeout;
     while (::connect(fd_.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) {
       const int err = errno;
-      if (err == EINTR) continue;  // a Unix socket stays unconnected: try again
+      if (err == EINTR && Clock::now() < give_up) {
+        // A Unix socket stays unconnected: try again, within what is left of the limit (a signal
+        // arriving more often than the timeout must not stretch it).
+        const auto left = std::chrono::ceil<std::chrono::seconds>(give_up - Clock::now());
+        set_send_timeout(std::max(left, std::chrono::seconds(1)));
+        continue;
+      }
+      if (err == EINTR) {
+        broken("connect: takyon-run accepted no connection within " + std::to_string(kHelloTimeout.count()) +
+               " s");
+      }
       if (err == EAGAIN) {
         broken("connect: takyon-run accepted no connection within " + std::to_string(kHelloTimeout.count()) +
                " s");
