@@ -251,8 +251,8 @@ class InterProcessEndpoint final : public Backend {
     } else if ((checked = peer_.adopt_peer(std::move(peer_fd), base + "-" + peer_side, log_)) ==
                Status::kOk) {
       LayoutView my_view{config.side(), layout.send_bytes, layout.recv_bytes};
-      const std::vector<uint64_t> peer_send = peer_.send_sizes();
-      const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
+      const std::vector<uint64_t>& peer_send = peer_.send_sizes();
+      const std::vector<uint64_t>& peer_recv = peer_.recv_sizes();
       LayoutView peer_view{peer_side, peer_send, peer_recv};
       checked = check_layout(my_view, peer_view, pointer_, provider.name(), log_);
     }
@@ -279,11 +279,9 @@ class InterProcessEndpoint final : public Backend {
                      Mailbox::Side{&peer_.header().mailbox, peer_.slots()},
                      static_cast<int>(layout.send_bytes.size()), static_cast<int>(layout.recv_bytes.size()),
                      true, polling_, monitor_.get());
-    recv_bytes_ = layout.recv_bytes;
     for (uint32_t i = 0; i < layout.recv_bytes.size(); ++i) buffers_.recv.push_back(own_.recv_buffer(i));
-    const std::vector<uint64_t> peer_recv = peer_.recv_sizes();
+    const std::vector<uint64_t>& peer_recv = peer_.recv_sizes();
     for (uint32_t i = 0; i < config.send.size(); ++i) {
-      peer_recv_.push_back(peer_.recv_buffer(i));
       std::byte* addr = nullptr;
       if (pointer_) {
         addr = peer_.recv_buffer(i);
@@ -305,8 +303,8 @@ class InterProcessEndpoint final : public Backend {
                          "the peer destroyed its endpoint; the message would be lost");
     }
     if (!pointer_ && args.bytes > 0) {
-      std::memcpy(peer_recv_[args.buffer] + args.dest_offset, buffers_.send[args.buffer] + args.src_offset,
-                  args.bytes);
+      std::memcpy(peer_.recv_buffer(static_cast<uint32_t>(args.buffer)) + args.dest_offset,
+                  buffers_.send[args.buffer] + args.src_offset, args.bytes);
     }
     mailbox_->post(args.buffer, args.bytes, args.dest_offset);
     return Status::kOk;
@@ -315,7 +313,7 @@ class InterProcessEndpoint final : public Backend {
   Status is_send_finished(int /*buffer*/, Deadline /*finish*/) override { return Status::kOk; }
 
   Status recv(int buffer, Deadline start, double /*finish_timeout*/, RecvResult& out) override {
-    return mailbox_->receive(buffer, start, recv_bytes_[buffer], out, log_);
+    return mailbox_->receive(buffer, start, own_.recv_sizes()[static_cast<size_t>(buffer)], out, log_);
   }
 
   Status destroy(bool graceful, Deadline deadline) override {
@@ -344,8 +342,6 @@ class InterProcessEndpoint final : public Backend {
   common::UniqueFd claim_;  ///< This side's abstract socket name, held while the path lives.
   std::unique_ptr<PidMonitor> monitor_;
   std::optional<Mailbox> mailbox_;
-  std::vector<uint64_t> recv_bytes_;
-  std::vector<std::byte*> peer_recv_;
   std::vector<PageBuffer> owned_send_;
 };
 

@@ -8,7 +8,6 @@
 #include <linux/tcp.h>
 #include <linux/unix_diag.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 
 #include "backends/net/discovery.hpp"
 #include "backends/net/stream_connect.hpp"
+#include "common/shm_object.hpp"  // common::uid_text
 
 namespace takyon::detail {
 namespace {
@@ -43,18 +43,6 @@ Status finish(common::UniqueFd fd, bool tcp, std::string peer, StreamConnection&
 // An abstract name has no owner and no permissions: any local user can bind or connect to it.
 // So both ends ask the kernel who is at the other end (SO_PEERCRED) and deal only with their own
 // user's processes.
-
-// "uid 65534 (nobody)".
-std::string describe_uid(uid_t uid) {
-  std::string text = strf("uid %u", static_cast<unsigned>(uid));
-  passwd entry{};
-  passwd* found = nullptr;
-  char buffer[1024];
-  if (getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found) == 0 && found != nullptr) {
-    text += strf(" (%s)", found->pw_name);
-  }
-  return text;
-}
 
 struct UnixName {
   sockaddr_un addr{};
@@ -155,7 +143,7 @@ Status claim_name(const std::string& name, const char* what, bool listening, con
           log, Status::kInvalidArgument,
           "%s of '%s' cannot be created: its abstract Unix socket @%s is held by another user, "
           "%s; choose another ID",
-          what, config.provider->text().c_str(), name.c_str(), describe_uid(owner).c_str());
+          what, config.provider->text().c_str(), name.c_str(), common::uid_text(owner).c_str());
     }
     return TAKYON_FAIL(log, Status::kInvalidArgument,
                        "%s of '%s' already exists on this host (abstract Unix socket @%s is bound)", what,
@@ -185,7 +173,7 @@ Status accept_unix(int listener, const std::string& name, const EndpointConfig& 
           config.provider->text().c_str(), name.c_str(),
           refused == 0 ? ""
                        : strf("; refused %d connection(s) from other users (last: %s)", refused,
-                              describe_uid(refused_uid).c_str())
+                              common::uid_text(refused_uid).c_str())
                              .c_str());
     }
     if (waited != Status::kOk) return waited;
@@ -253,7 +241,7 @@ Status connect_unix_stream(const std::string& name, const EndpointConfig& config
                            "the process listening on @%s as endpoint A of '%s' (process %d) belongs to "
                            "another user, %s, not to %s: refusing to connect",
                            name.c_str(), config.provider->text().c_str(), static_cast<int>(cred.pid),
-                           describe_uid(cred.uid).c_str(), describe_uid(getuid()).c_str());
+                           common::uid_text(cred.uid).c_str(), common::uid_text(getuid()).c_str());
       }
       out.peer_pid = cred.pid;
       out.tcp = false;
