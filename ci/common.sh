@@ -10,12 +10,13 @@ TAKYON_CI_PACKAGES=(
   pkg-config      # the install test builds a consumer through takyon.pc
   libgtest-dev    # GoogleTest (GTest::gtest, GTest::gtest_main)
   iproute2        # ip netns: the multi-host socket tests
+  util-linux      # setpriv, unshare, prlimit: another user, a private /dev/shm, low fd limits in the tests
   python3         # a plain UDP program that talks to the datagram providers in the tests
   python3-matplotlib # takyon-report's plots (the README's main command)
   socat           # another one
   libucx-dev      # the Ucx provider (UCX 1.13 on Debian 12)
   ucx-utils       # ucx_info, ucx_perftest: the bench compares against it
-  clang           # libFuzzer: the graph-file parser's fuzz target
+  clang           # libFuzzer: the fuzz targets (graph parser, graph loader, interconnect strings)
   clang-format    # ci/lint.sh: every C and C++ file formatted as .clang-format says
   clang-tidy      # ci/lint.sh: the static checks of .clang-tidy
   libclang-rt-14-dev # libFuzzer's runtime (not pulled in by clang without recommends)
