@@ -138,6 +138,27 @@ PROBE
 }
 
 declare -A RESULT BUILD_S TEST_S DETAIL
+# Why each configuration's tests failed, printed after the summary: a CI log is often kept only in
+# part (its head and tail), and the failing test's own output sits in the middle.
+declare -A WHY
+
+# failure_digest <ctest log>: for each failed test, its failure line and the lines of its output
+# that say why (assertions, sanitizer reports, errors, timeouts), 40 at most per test.
+failure_digest() {
+  awk '
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*/ { if (n) flush(); inblock = 1; head = $0; n = 0; next }
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / { if (inblock) flush(); inblock = 0; next }
+    /^[0-9]+% tests passed/ { if (inblock) flush(); inblock = 0; next }
+    inblock && /(Failure|FAILED|[Ee]rror|ERROR|Sanitizer|SUMMARY|Expected|Which is|Value of|Actual:|timed out|[Tt]imeout|Assertion|Abort|abort|signal|#[0-9]+ 0x)/ {
+      if (n < 40) lines[n++] = $0
+    }
+    function flush(   i) {
+      print head
+      for (i = 0; i < n; ++i) print "    " lines[i]
+      n = 0
+    }
+  ' "$1" | head -n 200
+}
 # generator_args <dir>: -G Ninja for a new build directory when ninja is installed (a build
 # directory keeps the generator it was first configured with: CMake refuses to change it).
 generator_args() {
@@ -195,6 +216,7 @@ run_config() {
     RESULT[$name]=FAILED DETAIL[$name]="ctest exceeded its ${budget} s budget and was stopped"
   elif [ "$rc" -ne 0 ]; then
     RESULT[$name]=FAILED DETAIL[$name]="${line:-ctest exited with $rc}"
+    WHY[$name]="$(failure_digest "$dir/ci-ctest.log")"
   else
     RESULT[$name]=PASSED DETAIL[$name]="$line"
   fi
@@ -301,6 +323,12 @@ for config in "${CONFIGS[@]}"; do
   printf '%-7s %-24s %-7s build %4ss  ctest %4ss  %s\n' "$config" "$what" "${RESULT[$config]:-FAILED}" \
     "${BUILD_S[$config]:--}" "${TEST_S[$config]:--}" "${DETAIL[$config]:-}"
   [ "${RESULT[$config]:-FAILED}" = PASSED ] || status=1
+done
+for config in "${CONFIGS[@]}"; do
+  [ -n "${WHY[$config]:-}" ] || continue
+  echo
+  echo "== why $config failed (from build/$config/ci-ctest.log) =="
+  echo "${WHY[$config]}"
 done
 echo "total $((SECONDS - START)) s: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status
