@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* MPI point-to-point benchmark between ranks 0 and 1: ping-pong latency (one-way = RTT/2),
- * windowed bandwidth (W Isend/Irecv in flight, Waitall, 4-byte ack), bi-directional bandwidth
- * (both ranks post W Irecv and W Isend at once) and message rate (the windowed test, reported in
- * messages/s like OSU's osu_mbw_mr with one pair), swept over message sizes, every received
- * buffer validated. Plain MPI: built with takyon-mpicc and with Open MPI's mpicc.
- * Prints OSU-format text (# Size  Avg Latency(us) / # Size  Bandwidth (MB/s)); --csv FILE appends
- * one machine-readable line per (test, size). Run with 2 ranks; extra ranks wait. --help: usage. */
+/* MPI point-to-point benchmark: ping-pong latency between ranks 0 and 1 (one-way = RTT/2),
+ * windowed bandwidth 0 -> 1 (W Isend/Irecv in flight, Waitall, 4-byte ack), bi-directional
+ * bandwidth (both ranks post W Irecv and W Isend at once) and multi-pair bandwidth / message rate
+ * (every rank i < n/2 streams windows to rank i + n/2 at once, like OSU's osu_mbw_mr), swept over
+ * message sizes, every received buffer validated. As OSU and IMB do, every message of a window uses
+ * the same send buffer and every receive the same receive buffer (--buffers slot: one per slot).
+ * Plain MPI: built with takyon-mpicc and with Open MPI's mpicc. Prints OSU-format text
+ * (# Size  Avg Latency(us) / # Size  Bandwidth (MB/s)); --csv FILE appends one machine-readable
+ * line per (test, size). --help: usage. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <mpi.h>
 #include <stdint.h>
@@ -29,6 +31,7 @@ typedef struct {
   long min_lat_iters, min_bw_windows;
   double scale;
   int window;
+  int slot_buffers; /* 0: one send and one receive buffer for the whole window (OSU's pattern) */
   int do_latency, do_bandwidth, do_bibw, do_msgrate;
   const char *csv_path, *label;
 } Options;
@@ -46,7 +49,7 @@ static int g_rank;
 static void usage(FILE *f) {
   fprintf(
       f,
-      "usage: mpi_p2p [options]   (2 ranks; ranks >= 2 only wait)\n"
+      "usage: mpi_p2p [options]   (2 ranks or more; only msgrate uses ranks past 1)\n"
       "  -m, --sizes [MIN:]MAX    message sizes, powers of two from MIN to MAX, plus 0 B when\n"
       "                           MIN is 0; K/M suffixes (default 0:4M)\n"
       "  -t, --tests LIST         latency,bandwidth,bibw,msgrate (default latency,bandwidth)\n"
@@ -56,6 +59,10 @@ static void usage(FILE *f) {
       "                           above, scaled down by size (at least 20)\n"
       "  -s, --scale F            multiply all iteration counts by F (default 1)\n"
       "  -W, --window N           messages in flight per window (default 64)\n"
+      "  -b, --buffers MODE       one: every message of a window uses the same send buffer and\n"
+      "                           every receive the same receive buffer, as OSU and IMB do\n"
+      "                           (default); slot: each window slot its own buffers (up to 64 MiB\n"
+      "                           per side, then shared round-robin)\n"
       "  -c, --csv FILE           append one CSV line per result (header if FILE is new)\n"
       "  -l, --label NAME         first CSV column (default: the MPI library version up to its first comma)\n"
       "  -h, --help\n");
@@ -71,6 +78,7 @@ static int parse_options(int argc, char **argv, Options *o) {
   o->min_bw_windows = 20;
   o->scale = 1.0;
   o->window = 64;
+  o->slot_buffers = 0;
   o->do_latency = o->do_bandwidth = 1;
   o->do_bibw = o->do_msgrate = 0;
   o->csv_path = NULL;
@@ -115,6 +123,9 @@ static int parse_options(int argc, char **argv, Options *o) {
       long w = 0;
       bad = parse_long(v, &w) || w > MAX_WINDOW;
       o->window = (int)w;
+    } else if (IS("-b", "--buffers")) {
+      o->slot_buffers = strcmp(v, "slot") == 0;
+      bad = !o->slot_buffers && strcmp(v, "one") != 0;
     } else if (IS("-c", "--csv")) {
       o->csv_path = v;
     } else if (IS("-l", "--label")) {
@@ -295,12 +306,11 @@ static void latency(size_t bytes, long iters, uint8_t *sbuf, uint8_t *rbuf, Resu
   r->checked = iters;
 }
 
-/* Windowed: rank 0 posts W Isends, rank 1 W Irecvs; Waitall; rank 1 acks with 4 bytes. A sample
- * is one window; its time per message is window time / W. */
-static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uint8_t *rbuf, size_t nbuf,
-                      Result *r) {
-  const char *test = "bandwidth";
-  const int peer = 1 - g_rank;
+/* Windowed: the sender posts W Isends, its peer W Irecvs; Waitall; the receiver acks with 4 bytes. A
+ * sample is one window; its time per message is window time / W. Every rank calls it (or only its
+ * barrier): bandwidth runs ranks 0 -> 1, msgrate every pair i -> i + pairs at once. */
+static void bandwidth(const char *test, int peer, int sender, size_t bytes, long windows, int window,
+                      uint8_t *sbuf, uint8_t *rbuf, size_t nbuf, Result *r) {
   const int n = (int)bytes;
   long warm = 2;
   int samples = windows < MAX_SAMPLES ? (int)windows : MAX_SAMPLES;
@@ -319,7 +329,7 @@ static void bandwidth(size_t bytes, long windows, int window, uint8_t *sbuf, uin
     if (s == 0) start = t0;
     for (long k = 0; k < count; ++k, ++it) {
       const int full = s < 0 && k == 0; /* the first warm-up window: every byte */
-      if (g_rank == 0) {
+      if (sender) {
         fill_window(sbuf, bytes, nbuf, window, it, 0, full);
         for (int w = 0; w < window; ++w) {
           MPI_Isend(sbuf + (size_t)w % nbuf * bytes, n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &reqs[w]);
@@ -425,12 +435,12 @@ int main(int argc, char **argv) {
     if (b >= o.min_bytes) sizes[nsizes++] = b;
   }
   size_t max_bytes = nsizes ? sizes[nsizes - 1] : 0;
-  size_t slots = (size_t)o.window;
+  size_t slots = o.slot_buffers ? (size_t)o.window : 1;
   if (max_bytes > 0 && slots * max_bytes > WINDOW_MEMORY_CAP) slots = WINDOW_MEMORY_CAP / max_bytes;
   if (slots == 0) slots = 1;
   size_t buf_bytes = (max_bytes > 0 ? max_bytes : 1) * slots;
   uint8_t *sbuf = NULL, *rbuf = NULL;
-  if (g_rank < 2) {
+  if (g_rank < (o.do_msgrate ? 2 * (size / 2) : 2)) {
     sbuf = malloc(buf_bytes);
     rbuf = malloc(buf_bytes);
     if (!sbuf || !rbuf) {
@@ -445,7 +455,8 @@ int main(int argc, char **argv) {
     printf("# Takyon MPI point-to-point benchmark (bench/mpi/mpi_p2p.c), OSU-format output\n");
     printf("# library: %s\n", library);
     print_compiler();
-    printf("# ranks: %d (0 and 1 measure), window %d, scale %g\n", size, o.window, o.scale);
+    printf("# ranks: %d, window %d (%s), scale %g\n", size, o.window,
+           o.slot_buffers ? "a buffer per slot" : "one send and one receive buffer", o.scale);
   }
   long validated = 0;
   Result r;
@@ -470,6 +481,7 @@ int main(int argc, char **argv) {
       }
     }
   }
+  const int pairs = size / 2;            /* msgrate: rank i < pairs sends to rank i + pairs */
   for (int kind = 0; kind < 3; ++kind) { /* 0 bandwidth, 1 bibw, 2 msgrate */
     static const char *names[3] = {"bandwidth", "bibw", "msgrate"};
     if (!(kind == 0 ? o.do_bandwidth : kind == 1 ? o.do_bibw : o.do_msgrate)) continue;
@@ -484,47 +496,52 @@ int main(int argc, char **argv) {
             o.window);
       else
         printf(
-            "# OSU MPI Multiple Bandwidth / Message Rate Test (1 pair, window %d)\n"
+            "# OSU MPI Multiple Bandwidth / Message Rate Test (%d pair%s at once, rank i -> i + %d, window "
+            "%d;\n"
+            "# the pairs' bytes together over the slowest pair's time)\n"
             "# Size                  MB/s        Messages/s\n",
-            o.window);
+            pairs, pairs == 1 ? "" : "s", pairs, o.window);
     }
+    /* This rank's part: msgrate every rank of a pair; the others ranks 0 and 1. */
+    const int in_pair = kind == 2 ? g_rank < 2 * pairs : g_rank < 2;
+    const int half = kind == 2 ? pairs : 1;
+    const int peer = g_rank < half ? g_rank + half : g_rank - half;
+    const int streams = kind == 2 ? pairs : 1;
     for (int k = 0; k < nsizes; ++k) {
       long windows = scaled(o.bw_windows, o.min_bw_windows, sizes[k], o.scale);
-      size_t nbuf = sizes[k] == 0 ? (size_t)o.window : buf_bytes / sizes[k];
+      size_t nbuf = !o.slot_buffers ? 1 : sizes[k] == 0 ? (size_t)o.window : buf_bytes / sizes[k];
       if (nbuf > (size_t)o.window) nbuf = (size_t)o.window;
-      if (g_rank < 2) {
+      memset(&r, 0, sizeof r);
+      if (in_pair) {
         if (kind == 1)
           bibw(sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
         else
-          bandwidth(sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
+          bandwidth(names[kind], peer, g_rank < half, sizes[k], windows, o.window, sbuf, rbuf, nbuf, &r);
       } else {
         MPI_Barrier(MPI_COMM_WORLD);
       }
-      /* The receiver (bibw: each rank) validated; rank 1 reports its count to rank 0. */
-      if (g_rank < 2) {
-        long checked[2] = {r.checked, r.full_checked};
-        if (g_rank == 1) {
-          MPI_Send(checked, 2, MPI_LONG, 0, 4, MPI_COMM_WORLD);
-        } else {
-          MPI_Recv(checked, 2, MPI_LONG, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          if (kind == 1) checked[0] += r.checked, checked[1] += r.full_checked;
-        }
-        r.checked = checked[0];
-        r.full_checked = checked[1];
-        validated += g_rank == 0 ? r.checked + r.full_checked : 0;
-      }
+      /* The receivers (bibw: each rank) validated; their counts add up at rank 0, with the slowest
+       * stream's time (msgrate: the pairs' windows overlap, so bytes / slowest time). */
+      long checked[2] = {r.checked, r.full_checked}, all[2] = {0, 0};
+      MPI_Reduce(checked, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+      double slowest = 0;
+      MPI_Reduce(&r.total_s, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
       if (g_rank == 0) {
-        /* time per message (per direction for bibw); bibw's MB/s counts both directions */
+        r.checked = all[0];
+        r.full_checked = all[1];
+        r.total_s = slowest;
+        validated += r.checked + r.full_checked;
+        /* time per message of one stream (per direction for bibw); MB/s counts every stream */
         double avg_us = r.total_s / (double)r.iterations / o.window * 1e6;
-        double mbps = avg_us > 0 ? (double)sizes[k] / avg_us : 0.0;
+        double mbps = avg_us > 0 ? (double)sizes[k] * streams / avg_us : 0.0;
         if (kind == 2)
-          printf("%-10zu%18.2f%18.2f\n", sizes[k], mbps, avg_us > 0 ? 1e6 / avg_us : 0.0);
+          printf("%-10zu%18.2f%18.2f\n", sizes[k], mbps, avg_us > 0 ? streams * 1e6 / avg_us : 0.0);
         else
           printf("%-10zu%20.2f\n", sizes[k], kind == 1 ? 2 * mbps : mbps);
         fflush(stdout);
         if (csv)
-          write_csv(csv, label, names[kind], sizes[k], &r, kind == 1 ? 2L * o.window : o.window, avg_us,
-                    kind == 1 ? 2 : 1);
+          write_csv(csv, label, names[kind], sizes[k], &r, (kind == 1 ? 2L : streams) * o.window, avg_us,
+                    kind == 1 ? 2 : streams);
       }
     }
   }

@@ -282,7 +282,7 @@ TEST_P(CallErrors, BadCallsFailThePathCleanly) {
           const std::string destroy_error = path.destroy();
           TK_EXPECT(ep, destroy_error.empty() || ok)
               << "[" << c.name << "] destroy after an error: " << destroy_error;
-          TK_EXPECT(ep, watch.seconds() < 0.1)
+          TK_EXPECT(ep, watch.seconds() < 0.5)
               << "[" << c.name << "] forced destroy took " << watch.seconds() << " s";
           ep.notify_peer();
           TK_ASSERT(ep, ep.wait_peer()) << "[" << c.name << "] B did not finish";
@@ -296,7 +296,7 @@ TEST_P(CallErrors, BadCallsFailThePathCleanly) {
           TK_ASSERT(ep, ep.wait_peer()) << "[" << c.name << "] A did not finish";
           const Stopwatch watch;
           (void)path.destroy();  // A is gone; the result may be an error, but it must not hang.
-          TK_EXPECT(ep, watch.seconds() < 0.5)
+          TK_EXPECT(ep, watch.seconds() < 1.0)
               << "[" << c.name << "] B's destroy after A's forced destroy took " << watch.seconds() << " s";
           ep.notify_peer();
         }

@@ -15,9 +15,9 @@
 //   sync   eager with kFlagSync; the receiver answers kAck when it matches (MPI_Ssend).
 //   rndv   kRts (envelope, size) -> the receiver matches and answers kCts (bytes wanted) -> the
 //          sender streams the data through the pair's bulk pipeline in kCts order (on a path channel:
-//          as kData frames in the same ordered stream as every other frame). A kRts with kFlagSolo
-//          (nothing else in flight from that sender) over shm is instead read by the receiver from the
-//          sender's memory in one copy (process_vm_readv, or memcpy where the buffer is in the
+//          as kData frames in the same ordered stream as every other frame). A kRts over shm (lone,
+//          kFlagSolo, or one of a window) is instead read by the receiver from the sender's memory in
+//          one copy, once nothing this rank cleared for the pipeline is still streaming from that peer (process_vm_readv, or memcpy where the buffer is in the
 //          sender's shared heap, shm/heap.hpp, mapped here) and answered with kAck; if the kernel
 //          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
 //   split  a lone kRts of at least TAKYON_MPI_CMA_SPLIT_MIN bytes, when every rank has a core: both
@@ -26,7 +26,7 @@
 //          writes the tail into the receiver's memory (process_vm_writev, or memcpy into its shared
 //          heap) and answers kAck with kFlagSplit (payload: 1 written, 0 refused -- then the receiver
 //          reads the tail itself); the receiver completes on that and answers the plain kAck that
-//          completes the send. Lone messages over TAKYON_MPI_CMA_MAX take the pipeline, unless the sender's
+//          completes the send. Messages over TAKYON_MPI_CMA_MAX take the pipeline, unless the sender's
 //          buffer is in its shared heap.
 //          TAKYON_MPI_CMA=readonly: the sender acts as if writing were refused (tests the fallback);
 //          TAKYON_MPI_CMA=split: split even with more ranks than cores (tests).
