@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI collective latency benchmark: barrier, bcast, reduce, allreduce, gather, scatter, allgather,
- * alltoall over MPI_COMM_WORLD (any number of ranks), swept over message sizes (bytes per rank and
+ * alltoall, reduce_scatter, reduce_scatter_block and their nonblocking forms (ibarrier ... each call
+ * and its MPI_Wait timed together, as OSU's pure communication time) over MPI_COMM_WORLD (any number
+ * of ranks), swept over message sizes (bytes per rank and
  * block; reductions are element-wise MPI_MAX over MPI_UNSIGNED_CHAR, so any byte count works), every
  * result validated. (Not MPI_SUM: Debian 12's Open MPI 4.1.4 sums MPI_UNSIGNED_CHAR wrongly from 16
  * elements on through its op/avx component -- this benchmark's validation caught it; max costs the
@@ -33,11 +35,43 @@
 #define MAX_SAMPLES 50
 #define SCALE_ABOVE 4096
 
-enum { kBarrier, kBcast, kReduce, kAllreduce, kGather, kScatter, kAllgather, kAlltoall, kNumTests };
-static const char *kNames[kNumTests] = {"barrier", "bcast",   "reduce",    "allreduce",
-                                        "gather",  "scatter", "allgather", "alltoall"};
-static const char *kFunctions[kNumTests] = {"MPI_Barrier", "MPI_Bcast",   "MPI_Reduce",    "MPI_Allreduce",
-                                            "MPI_Gather",  "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall"};
+enum {
+  kBarrier,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kGather,
+  kScatter,
+  kAllgather,
+  kAlltoall,
+  kReduceScatter,
+  kReduceScatterBlock,
+  kNumBlocking,
+  /* the nonblocking forms, in the same order: call + MPI_Wait, timed together */
+  kIbarrier = kNumBlocking,
+  kIbcast,
+  kIreduce,
+  kIallreduce,
+  kIgather,
+  kIscatter,
+  kIallgather,
+  kIalltoall,
+  kIreduceScatter,
+  kIreduceScatterBlock,
+  kNumTests
+};
+static const char *kNames[kNumTests] = {
+    "barrier",  "bcast",      "reduce",    "allreduce",       "gather",
+    "scatter",  "allgather",  "alltoall",  "reduce_scatter",  "reduce_scatter_block",
+    "ibarrier", "ibcast",     "ireduce",   "iallreduce",      "igather",
+    "iscatter", "iallgather", "ialltoall", "ireduce_scatter", "ireduce_scatter_block"};
+static const char *kFunctions[kNumTests] = {
+    "MPI_Barrier",  "MPI_Bcast",      "MPI_Reduce",    "MPI_Allreduce",       "MPI_Gather",
+    "MPI_Scatter",  "MPI_Allgather",  "MPI_Alltoall",  "MPI_Reduce_scatter",  "MPI_Reduce_scatter_block",
+    "MPI_Ibarrier", "MPI_Ibcast",     "MPI_Ireduce",   "MPI_Iallreduce",      "MPI_Igather",
+    "MPI_Iscatter", "MPI_Iallgather", "MPI_Ialltoall", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block"};
+/* The tests run when --tests is not given: the blocking ones. */
+#define DEFAULT_TESTS kNumBlocking
 
 typedef struct {
   size_t min_bytes, max_bytes;
@@ -54,8 +88,10 @@ static void usage(FILE *f) {
           "usage: mpi_coll [options]   (any number of ranks)\n"
           "  -m, --sizes [MIN:]MAX    bytes per rank/block, powers of two from max(1, MIN) to MAX; K/M\n"
           "                           suffixes (default 1:1M); barrier has no size\n"
-          "  -t, --tests LIST         barrier,bcast,reduce,allreduce,gather,scatter,allgather,alltoall\n"
-          "                           (default all)\n"
+          "  -t, --tests LIST         barrier,bcast,reduce,allreduce,gather,scatter,allgather,alltoall,\n"
+          "                           reduce_scatter,reduce_scatter_block (the default), their\n"
+          "                           nonblocking forms ibarrier,ibcast,...,ireduce_scatter_block\n"
+          "                           (each call and its MPI_Wait timed together), all: every one\n"
           "  -i, --iterations N       timed iterations per size up to 4 KiB (default 1000); above,\n"
           "                           scaled down by size (at least 20)\n"
           "  -s, --scale F            multiply all iteration counts by F (default 1)\n"
@@ -71,7 +107,7 @@ static int parse_options(int argc, char **argv, Options *o) {
   o->iters = 1000;
   o->min_iters = 20;
   o->scale = 1.0;
-  for (int t = 0; t < kNumTests; ++t) o->enabled[t] = 1;
+  for (int t = 0; t < kNumTests; ++t) o->enabled[t] = t < DEFAULT_TESTS;
   o->csv_path = NULL;
   o->label = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -94,7 +130,7 @@ static int parse_options(int argc, char **argv, Options *o) {
       for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int t = 0; t < kNumTests; ++t) {
-          if (strcmp(tok, kNames[t]) == 0) o->enabled[t] = found = any = 1;
+          if (strcmp(tok, kNames[t]) == 0 || strcmp(tok, "all") == 0) o->enabled[t] = found = any = 1;
         }
         bad = bad || !found;
       }
@@ -175,17 +211,17 @@ static long check(int test, const uint8_t *block, size_t bytes, long iter, int o
   return 1;
 }
 
-/* Checks a reduction result: the maximum over ranks of each rank's contribution. */
-static long check_max(int test, const uint8_t *block, size_t bytes, long iter, int full) {
+/* Checks a reduction result: the maximum over ranks of each rank's contribution to block `blk`. */
+static long check_max(int test, const uint8_t *block, size_t bytes, long iter, int blk, int full) {
   Probe p = probe(iter, bytes, full);
   for (int k = 0; k < p.count; ++k) {
     size_t i = probe_at(&p, k);
     unsigned want = 0;
     for (int r = 0; r < g_size; ++r) {
-      unsigned v = value(iter, r, 0, i);
+      unsigned v = value(iter, r, blk, i);
       want = v > want ? v : want;
     }
-    if (block[i] != want) mismatch(test, bytes, iter, 0, i, block[i], want);
+    if (block[i] != want) mismatch(test, bytes, iter, blk, i, block[i], want);
   }
   return 1;
 }
@@ -196,58 +232,125 @@ typedef struct {
   long validated;
 } Buffers;
 
-static int call(int test, size_t bytes, long iter, int full, Buffers *b) {
-  const int n = (int)bytes, root = 0;
-  int rc = MPI_SUCCESS;
+/* Starts the collective `test` (nonblocking: *req is set; blocking: *req stays MPI_REQUEST_NULL). */
+static int start(int test, const Buffers *b, int n, int root, int *counts, MPI_Request *req) {
+  const MPI_Comm w = MPI_COMM_WORLD;
+  const MPI_Datatype u8 = MPI_UNSIGNED_CHAR;
   switch (test) {
     case kBarrier:
-      return MPI_Barrier(MPI_COMM_WORLD);
+      return MPI_Barrier(w);
+    case kBcast:
+      return MPI_Bcast(b->recv, n, MPI_BYTE, root, w);
+    case kReduce:
+      return MPI_Reduce(b->send, b->recv, n, u8, MPI_MAX, root, w);
+    case kAllreduce:
+      return MPI_Allreduce(b->send, b->recv, n, u8, MPI_MAX, w);
+    case kGather:
+      return MPI_Gather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, root, w);
+    case kScatter:
+      return MPI_Scatter(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, root, w);
+    case kAllgather:
+      return MPI_Allgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, w);
+    case kAlltoall:
+      return MPI_Alltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, w);
+    case kReduceScatter:
+      return MPI_Reduce_scatter(b->send, b->recv, counts, u8, MPI_MAX, w);
+    case kReduceScatterBlock:
+      return MPI_Reduce_scatter_block(b->send, b->recv, n, u8, MPI_MAX, w);
+    case kIbarrier:
+      return MPI_Ibarrier(w, req);
+    case kIbcast:
+      return MPI_Ibcast(b->recv, n, MPI_BYTE, root, w, req);
+    case kIreduce:
+      return MPI_Ireduce(b->send, b->recv, n, u8, MPI_MAX, root, w, req);
+    case kIallreduce:
+      return MPI_Iallreduce(b->send, b->recv, n, u8, MPI_MAX, w, req);
+    case kIgather:
+      return MPI_Igather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, root, w, req);
+    case kIscatter:
+      return MPI_Iscatter(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, root, w, req);
+    case kIallgather:
+      return MPI_Iallgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, w, req);
+    case kIalltoall:
+      return MPI_Ialltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, w, req);
+    case kIreduceScatter:
+      return MPI_Ireduce_scatter(b->send, b->recv, counts, u8, MPI_MAX, w, req);
+    case kIreduceScatterBlock:
+      return MPI_Ireduce_scatter_block(b->send, b->recv, n, u8, MPI_MAX, w, req);
+    default:
+      return MPI_ERR_ARG;
+  }
+}
+
+/* One call of `test`: inputs prepared, the collective (nonblocking: started and waited for), outputs
+ * checked. */
+static int call(int test, size_t bytes, long iter, int full, Buffers *b) {
+  const int n = (int)bytes, root = 0;
+  const int base = test >= kNumBlocking ? test - kNumBlocking : test;
+  static int *counts = NULL; /* reduce_scatter: bytes for every rank */
+  if (counts == NULL) {
+    counts = malloc(sizeof(int) * (size_t)g_size);
+    if (counts == NULL) MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int r = 0; r < g_size; ++r) counts[r] = n;
+  switch (base) { /* inputs */
     case kBcast:
       if (g_rank == root) fill(b->recv, bytes, iter, root, 0, full);
-      rc = MPI_Bcast(b->recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
-      if (rc == MPI_SUCCESS && g_rank != root)
-        b->validated += check(test, b->recv, bytes, iter, root, 0, full);
-      return rc;
+      break;
     case kReduce:
     case kAllreduce:
-      fill(b->send, bytes, iter, g_rank, 0, full);
-      if (test == kReduce)
-        rc = MPI_Reduce(b->send, b->recv, n, MPI_UNSIGNED_CHAR, MPI_MAX, root, MPI_COMM_WORLD);
-      else
-        rc = MPI_Allreduce(b->send, b->recv, n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
-      if (rc == MPI_SUCCESS && (test == kAllreduce || g_rank == root))
-        b->validated += check_max(test, b->recv, bytes, iter, full);
-      return rc;
     case kGather:
     case kAllgather:
       fill(b->send, bytes, iter, g_rank, 0, full);
-      if (test == kGather)
-        rc = MPI_Gather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
-      else
-        rc = MPI_Allgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
-      if (rc == MPI_SUCCESS && (test == kAllgather || g_rank == root)) {
-        for (int r = 0; r < g_size; ++r)
-          b->validated += check(test, b->recv + (size_t)r * bytes, bytes, iter, r, 0, full);
-      }
-      return rc;
+      break;
     case kScatter:
       if (g_rank == root) {
         for (int r = 0; r < g_size; ++r) fill(b->send + (size_t)r * bytes, bytes, iter, root, r, full);
       }
-      rc = MPI_Scatter(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
-      if (rc == MPI_SUCCESS) b->validated += check(test, b->recv, bytes, iter, root, g_rank, full);
-      return rc;
+      break;
     case kAlltoall:
+    case kReduceScatter:
+    case kReduceScatterBlock:
       for (int r = 0; r < g_size; ++r) fill(b->send + (size_t)r * bytes, bytes, iter, g_rank, r, full);
-      rc = MPI_Alltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
-      if (rc == MPI_SUCCESS) {
-        for (int r = 0; r < g_size; ++r)
-          b->validated += check(test, b->recv + (size_t)r * bytes, bytes, iter, r, g_rank, full);
-      }
-      return rc;
+      break;
     default:
-      return MPI_ERR_ARG;
+      break;
   }
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = start(test, b, n, root, counts, &req);
+  if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) return rc;
+  switch (base) { /* outputs */
+    case kBcast:
+      if (g_rank != root) b->validated += check(test, b->recv, bytes, iter, root, 0, full);
+      break;
+    case kReduce:
+    case kAllreduce:
+      if (base == kAllreduce || g_rank == root)
+        b->validated += check_max(test, b->recv, bytes, iter, 0, full);
+      break;
+    case kReduceScatter:
+    case kReduceScatterBlock:
+      b->validated += check_max(test, b->recv, bytes, iter, g_rank, full);
+      break;
+    case kGather:
+    case kAllgather:
+      if (base == kAllgather || g_rank == root) {
+        for (int r = 0; r < g_size; ++r)
+          b->validated += check(test, b->recv + (size_t)r * bytes, bytes, iter, r, 0, full);
+      }
+      break;
+    case kScatter:
+      b->validated += check(test, b->recv, bytes, iter, root, g_rank, full);
+      break;
+    case kAlltoall:
+      for (int r = 0; r < g_size; ++r)
+        b->validated += check(test, b->recv + (size_t)r * bytes, bytes, iter, r, g_rank, full);
+      break;
+    default:
+      break;
+  }
+  return MPI_SUCCESS;
 }
 
 /* Every rank's return code goes to rank 0 (point-to-point: the collectives may be what failed);
@@ -346,7 +449,7 @@ static int run(int test, size_t bytes, const Options *o, Buffers *b, FILE *csv, 
     for (int s = 0; s < samples; ++s) all_total += sample_s[s] * (double)per_sample;
     double avg_us = all_total / (double)iters * 1e6;
     SampleStats st = sample_stats(sample_s, samples);
-    size_t shown = test == kBarrier ? 0 : bytes;
+    size_t shown = test == kBarrier || test == kIbarrier ? 0 : bytes;
     printf("%-10zu%18.2f%18.2f%18.2f%18.2f%18.2f%12ld%13.2f\n", shown, avg_us, st.min_us, st.p50_us,
            st.p99_us, st.max_us, iters, switches);
     fflush(stdout);
@@ -420,7 +523,7 @@ int main(int argc, char **argv) {
         break;
       }
       validated += b.validated;
-      if (t == kBarrier) break; /* no size */
+      if (t == kBarrier || t == kIbarrier) break; /* no size */
     }
   }
   if (g_rank == 0) {
