@@ -114,7 +114,7 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
          "one copy through mapped memory beats a system call per message; off under a limit on the "
          "address space (ulimit -v), which the heap's reservation would eat"),
     choice("TAKYON_MPI_CMA", L::kMpi, "1", "1|0|readonly|split",
-           "cross-memory attach (process_vm_readv/writev) for single copies of lone large messages: 1 "
+           "cross-memory attach (process_vm_readv/writev) for single copies of large messages: 1 "
            "on, 0 off (every large message takes the pipeline); readonly and split are test hooks (the "
            "split's fallback, and splitting with more ranks than cores)",
            "a single copy moves each byte once where the pipeline moves it twice"),
@@ -179,7 +179,7 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
     forced("TAKYON_MPI_COLL_ALLGATHER", &coll_choices_ALLGATHER, "MPI_Allgather's algorithm"),
     forced("TAKYON_MPI_COLL_ALLTOALL", &coll_choices_ALLTOALL, "MPI_Alltoall's algorithm"),
     forced("TAKYON_MPI_COLL_REDUCE_SCATTER", &coll_choices_REDUCE_SCATTER,
-           "MPI_Reduce_scatter(_block)'s algorithm (non-commutative ops always allreduce)"),
+           "MPI_Reduce_scatter(_block)'s algorithm (a non-commutative op takes the flat form or allreduce)"),
     integer("TAKYON_MPI_COLL_LINEAR_MAX_RANKS", L::kMpiCollectives, "4", 0, 1 << 20,
             "up to this many ranks, small bcasts and reduces, gathers, allgathers and alltoalls run in "
             "one round with every transfer at once (linear) instead of trees, rings or pairwise steps",
@@ -223,7 +223,8 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
             "LINEAR_MAX_RANKS)",
             kMeasuredOnSmallNode),
     bytes("TAKYON_MPI_COLL_REDUCE_SCATTER_RING_MIN", L::kMpiCollectives, "64K", 0, 64 * kGiB,
-          "MPI_Reduce_scatter: an allreduce below this many bytes in all, the ring reduce-scatter above",
+          "MPI_Reduce_scatter beyond the flat form: an allreduce below this many bytes in all, the ring "
+          "reduce-scatter above (two ranks: the ring at any size)",
           "the ring moves half an allreduce's bytes in p-1 steps"),
     integer("TAKYON_MPI_COLL_FLAT_MAX_RANKS", L::kMpiCollectives, "16", 0, 1 << 20,
             "the flat shared-memory collectives (every rank publishes, every rank reads) up to this many "

@@ -106,9 +106,10 @@ TAKYON_MPI_WEAK_ALIAS(Iallreduce)
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* fn = "MPI_Reduce_scatter";
-  return blocking(fn, comm, [&] {
-    return build_reduce_scatter(fn, sendbuf, recvbuf, true, recvcounts, 0, datatype, op, comm);
-  });
+  return blocking_flat(
+      fn, comm,
+      [&] { return flat_reduce_scatter(sendbuf, recvbuf, true, recvcounts, 0, datatype, op, comm); },
+      [&] { return build_reduce_scatter(fn, sendbuf, recvbuf, true, recvcounts, 0, datatype, op, comm); });
 }
 TAKYON_MPI_WEAK_ALIAS(Reduce_scatter)
 
@@ -124,9 +125,12 @@ TAKYON_MPI_WEAK_ALIAS(Ireduce_scatter)
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* fn = "MPI_Reduce_scatter_block";
-  return blocking(fn, comm, [&] {
-    return build_reduce_scatter(fn, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op, comm);
-  });
+  return blocking_flat(
+      fn, comm,
+      [&] { return flat_reduce_scatter(sendbuf, recvbuf, false, nullptr, recvcount, datatype, op, comm); },
+      [&] {
+        return build_reduce_scatter(fn, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op, comm);
+      });
 }
 TAKYON_MPI_WEAK_ALIAS(Reduce_scatter_block)
 

@@ -2,8 +2,10 @@
 // Argument screens and packing of the flat blocking collectives (see flat_select.hpp).
 #include "coll/flat_select.hpp"
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "coll/flat.hpp"
@@ -105,6 +107,10 @@ std::vector<char>& scratch_in() {
   return v;
 }
 std::vector<char>& scratch_out() {
+  static std::vector<char> v;
+  return v;
+}
+std::vector<char>& scratch_whole() {  // flat_reduce_scatter's reduced vector
   static std::vector<char> v;
   return v;
 }
@@ -288,6 +294,43 @@ bool flat_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
       in_place ? recv : packed_in(sendbuf, std::size_t(p) * std::size_t(sendcount), sendtype, st);
   flat::alltoall(*c, fn, send, recv, block);
   finish_out(recvbuf, all, recvtype, rt);
+  return true;
+}
+
+bool flat_reduce_scatter(const void* sendbuf, void* recvbuf, bool counted, const int* recvcounts, int block,
+                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  const char* fn = counted ? "MPI_Reduce_scatter" : "MPI_Reduce_scatter_block";
+  CommInfo* c = flat_comm(comm);
+  if (c == nullptr || (counted && recvcounts == nullptr)) return false;
+  const TypeFacts t = facts(dt);
+  if (!t.ok || !op_ok(op, dt)) return false;
+  const int p = comm_size(*c);
+  const int me = comm_rank(*c);
+  std::size_t total = 0;  // items of the whole vector
+  std::size_t first = 0;  // items before this rank's block
+  std::size_t mine = 0;
+  for (int i = 0; i < p; ++i) {
+    const int n = counted ? recvcounts[i] : block;
+    if (n < 0) return false;
+    if (i < me) first += std::size_t(n);
+    if (i == me) mine = std::size_t(n);
+    total += std::size_t(n);
+  }
+  if (total > std::size_t(INT_MAX)) return false;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!buf_ok(in_place ? recvbuf : sendbuf, int(total), t) || !buf_ok(recvbuf, int(mine), t)) return false;
+  if (!in_place && mine > 0 && sendbuf == recvbuf) return false;
+  if (!fits(*c, Coll::kReduceScatter, bytes_of(int(total), t), p, fn)) return false;
+  // The whole vector reduced on every rank (one flat allreduce: the same bits everywhere, any op),
+  // then this rank's block kept: at these sizes moving p blocks costs no more than moving one.
+  std::vector<char>& whole = scratch_whole();
+  whole.resize(total * t.size);
+  const char* send = packed_in(in_place ? recvbuf : sendbuf, total, dt, t);
+  ReduceSpec r{total, dt, op, t.size};
+  flat::reduce(*c, fn, send, whole.data(), r, 0, true);
+  char* out = packed_out(recvbuf, mine, dt, t, false);
+  if (mine > 0) std::memcpy(out, whole.data() + first * t.size, mine * t.size);
+  finish_out(recvbuf, mine, dt, t);
   return true;
 }
 

@@ -25,5 +25,8 @@ bool flat_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, MPI_Comm comm);
 bool flat_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm);
+/// MPI_Reduce_scatter (counted: `recvcounts`) and MPI_Reduce_scatter_block (`block` items each).
+bool flat_reduce_scatter(const void* sendbuf, void* recvbuf, bool counted, const int* recvcounts, int block,
+                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
 }  // namespace takyon::mpi

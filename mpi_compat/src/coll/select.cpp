@@ -180,7 +180,8 @@ const Algorithm& select_reduce_scatter(std::size_t bytes, int p, bool commutativ
   const Algorithm* f = forced_schedule(Coll::kReduceScatter, fn);
   if (!commutative) return allreduce;
   if (f != nullptr) return *f;
-  return bytes >= th().reduce_scatter_ring_min && p > 1 ? ring : allreduce;
+  // Two ranks: the ring is one exchange of a block and one reduction, against an allreduce of both.
+  return (bytes >= th().reduce_scatter_ring_min || p == 2) && p > 1 ? ring : allreduce;
 }
 
 bool select_flat(Coll k, std::size_t bytes, int p, const char* fn) {
