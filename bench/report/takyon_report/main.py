@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import time
@@ -18,8 +19,8 @@ from . import compare as compare_mod
 from . import html_report as html_mod
 from . import records as records_mod
 from . import schema as schema_mod
-from .units import COLL_TESTS, MPI_COMPONENTS, P2P_TESTS, make_units
-from .util import log, machine_info, parse_range, placement_note, switches_note
+from .units import MPI_COMPONENTS, P2P_TESTS, make_units
+from .util import human_size, log, machine_info, parse_range, placement_note, switches_note
 
 SCHEMA = "takyon-report/1"
 
@@ -29,15 +30,20 @@ def parse_args(argv, here):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--full", action="store_true",
                    help="complete sweeps (p2p 0..4 MiB, full iterations, 5 repetitions, "
-                        "takyon-bench without --quick, polling and event); default: the quick report (< 5 min)")
+                        "takyon-bench without --quick, polling and event, every collective); default: the quick "
+                        "report")
     p.add_argument("--reps", type=int, help="repetitions of every component (default 3, --full 5)")
     p.add_argument("--out-dir", default="results", help="where the report goes (default results/)")
-    p.add_argument("--p2p-sizes", help="MIN:MAX for mpi_p2p (default 0:1M, --full 0:4M)")
-    p.add_argument("--coll-sizes", help="MIN:MAX bytes per rank for mpi_coll (default 1:1M)")
+    p.add_argument("--p2p-sizes", help="MIN:MAX for mpi_p2p (default 0:4M)")
+    p.add_argument("--coll-sizes", help="MIN:MAX bytes per rank for mpi_coll (default 1:4M; the quick report "
+                                        "stops at 1M where ranks outnumber cores)")
     p.add_argument("--path-sizes", help="MIN:MAX for takyon-bench (default 0:4M)")
-    p.add_argument("--coll-np", type=int, help="ranks for the collectives (default min(4, cores), at least 2)")
+    p.add_argument("--np", default="2,4",
+                   help="rank counts of mpi_coll and of mpi_p2p's msgrate (default 2,4; more ranks than cores "
+                        "run oversubscribed); mpi_p2p's other tests always use 2 ranks")
     p.add_argument("--p2p-tests", default=",".join(P2P_TESTS), help=f"subset of {','.join(P2P_TESTS)}")
-    p.add_argument("--coll-tests", default=",".join(COLL_TESTS), help=f"subset of {','.join(COLL_TESTS)}")
+    p.add_argument("--coll-tests", help="mpi_coll --tests: collectives by name, or 'all' (default: mpi_coll's "
+                                        "default set, the blocking ones; --full: all)")
     p.add_argument("--suites", default="mpi_p2p,mpi_coll", help="MPI suites: mpi_p2p,mpi_coll (default both)")
     p.add_argument("--configs", default=",".join(c[0] for c in MPI_COMPONENTS),
                    help="MPI components (default all): " + ", ".join(c[0] for c in MPI_COMPONENTS))
@@ -75,16 +81,22 @@ def parse_args(argv, here):
     a.p2p_scale = a.p2p_scale or (1.0 if a.full else 0.1)
     a.coll_scale = a.coll_scale or (1.0 if a.full else 0.1)
     a.path_mode = a.path_mode or ("both" if a.full else "polling")
-    cores = os.cpu_count() or 2
-    a.coll_np = a.coll_np or max(2, min(4, cores))
     try:
-        a.p2p_sizes = parse_range(a.p2p_sizes or ("0:4M" if a.full else "0:1M"), "--p2p-sizes")
-        a.coll_sizes = parse_range(a.coll_sizes or "1:1M", "--coll-sizes")
+        a.np = sorted({int(n) for n in a.np.split(",") if n})
+    except ValueError:
+        p.error(f"--np takes rank counts such as 2,4, not '{a.np}'")
+    try:
+        a.p2p_sizes = parse_range(a.p2p_sizes or "0:4M", "--p2p-sizes")
+        # The quick report's oversubscribed collectives stop at 1 MiB: there each size costs several times
+        # more (ranks take turns on the cores); --full or an explicit --coll-sizes sweeps all.
+        a.oversubscribed_coll_max = 1 << 20 if a.quick and not a.coll_sizes else None
+        a.coll_sizes = parse_range(a.coll_sizes or "1:4M", "--coll-sizes")
         a.path_sizes = parse_range(a.path_sizes or "0:4M", "--path-sizes")
     except ValueError as e:
         p.error(str(e))
     a.p2p_tests = _list(p, a.p2p_tests, P2P_TESTS, "--p2p-tests")
-    a.coll_tests = _list(p, a.coll_tests, COLL_TESTS, "--coll-tests")
+    # Collectives are mpi_coll's to name (it rejects an unknown one, and the unit fails saying so).
+    a.coll_tests = [t for t in (a.coll_tests or ("all" if a.full else "")).split(",") if t] or None
     a.suites = _list(p, a.suites, ("mpi_p2p", "mpi_coll"), "--suites", allow_empty=True)
     comps = {c[0]: c for c in MPI_COMPONENTS}
     a.mpi_components = [comps[c] for c in _list(p, a.configs, tuple(comps), "--configs", allow_empty=True)]
@@ -94,8 +106,8 @@ def parse_args(argv, here):
             p.error(f"--ompi-config takes NAME=MPIRUN-ARGS, not '{spec}'")
         name = name if name.startswith("ompi-") else "ompi-" + name
         a.mpi_components.append((name, "ompi", f"Open MPI: {rest.strip()}", rest.split()))
-    if a.reps < 1 or a.coll_np < 2:
-        p.error("--reps must be >= 1 and --coll-np >= 2")
+    if a.reps < 1 or not a.np or min(a.np) < 2:
+        p.error("--reps must be >= 1 and every --np >= 2")
     return a
 
 
@@ -138,7 +150,7 @@ def run_all(units, args, runs_dir):
 
 
 def write_csv(path, records):
-    fields = ["suite", "component", "test", "bytes", "unit", "median", "min", "max", "spread", "noisy", "reps",
+    fields = ["suite", "component", "np", "test", "bytes", "unit", "median", "min", "max", "spread", "noisy", "reps",
               "avg_us", "min_us", "p50_us", "p99_us", "max_us", "ratio_to_best_ompi", "best_ompi", "validated",
               "switches_per_iter", "probe_ns"]
     with open(path, "w", newline="") as f:
@@ -153,19 +165,36 @@ def summary_text(doc, cmp):
     out = io.StringIO()
     m = doc["machine"]
     print(f"takyon-report: {m['cpu_model']}, {m['cores']} cores; {m['open_mpi']}; {m['ucx']}; {m['date']}", file=out)
+
+    print(f"verdict: takyon / Open MPI's best configuration in this run, p50 figures, median of "
+          f"{doc['config']['reps']} runs; win = the goal is met; ? = uncertain (the goal lies within the ratio's "
+          f"range over the runs); ~ = noisy (spread over {doc['config']['noise_threshold']:.0%}); - = not measured",
+          file=out)
+    c = records_mod.verdict_counts(doc["verdict"])
+    print(f"  {c['win']} win, {c['loss']} loss; {c['uncertain']} of them uncertain, {c['noisy']} noisy; "
+          f"{c['not measured']} not measured", file=out)
+    for np, patterns in records_mod.verdict_grid(doc["verdict"]):
+        print(f"\n  {np} ranks{' (more than cores: oversubscribed)' if np > (doc['machine']['cores'] or 1) else ''}",
+              file=out)
+        print(f"  {'pattern':<34} {'goal':<28}" + "".join(f"{human_size(b):>13}" for b in records_mod.VERDICT_SIZES),
+              file=out)
+        for label, goal_text, cells in patterns:
+            print(f"  {label:<34} {goal_text:<28}" + "".join(f"{records_mod.verdict_cell_text(r):>13}" for r in cells),
+                  file=out)
+    why = [r for r in doc["verdict"] if r["status"] == "failed"]
+    for r in why:
+        print(f"  FAILED {r['pattern']} np {r['np']}: {r.get('reason', '')}"[:240], file=out)
+    if doc["headlines"]:
+        print("\npath API (takyon / reference; ! = noisy)", file=out)
+    for h in (h for h in doc["headlines"] if h.get("ratio") is not None):
+        print(f"  {h['what']:<62} {h['ratio']:6.2f}x{'!' if h.get('noisy') else ' '} "
+              f"({h['value']:.4g} vs {h['reference']:.4g} {h['unit']}, {h['against']}; {h['better']} is better)"
+              + switches_note(h) + placement_note(h), file=out)
     print("\ncomponents", file=out)
     for u in doc["units"]:
         why = f": {u['reason']}" if u["reason"] else ""
         print(f"  {u['status']:<8} {u['name']:<28} {u['runs_ok']}/{u['runs_ok'] + u['runs_failed']} runs{why}"[:240],
               file=out)
-    print(f"\nheadline ratios (takyon / reference; median of {doc['config']['reps']} runs; ! = noisy)", file=out)
-    for h in doc["headlines"]:
-        if h["status"] != "ok":
-            print(f"  {h['what']:<62} {h['status']}: {h.get('reason', '')}"[:240], file=out)
-        else:
-            print(f"  {h['what']:<62} {h['ratio']:6.2f}x{'!' if h.get('noisy') else ' '} "
-                  f"({h['value']:.4g} vs {h['reference']:.4g} {h['unit']}, {h['against']}; {h['better']} is better)"
-                  + switches_note(h) + placement_note(h), file=out)
     if cmp:
         compare_mod.print_compare(cmp, out)
     return out.getvalue()
@@ -212,6 +241,7 @@ def main(argv, here):
 
     log("takyon-report: aggregating, plotting")
     records = records_mod.aggregate(units, args.noise)
+    verdict = records_mod.verdict(records, units, args)
     heads = records_mod.headlines(records, units, args)
     from . import plots as plots_mod  # matplotlib only now: the runs above do not need it
     plots = plots_mod.plot_all(records, units, args.mpi_components, plots_dir)
@@ -230,17 +260,21 @@ def main(argv, here):
         "machine": machine,
         "config": {"quick": args.quick, "reps": args.reps, "noise_threshold": args.noise, "suites": args.suites,
                    "p2p_sizes": list(args.p2p_sizes), "coll_sizes": list(args.coll_sizes),
-                   "path_sizes": list(args.path_sizes), "coll_np": args.coll_np, "p2p_tests": args.p2p_tests,
+                   "path_sizes": list(args.path_sizes), "np": args.np,
+                   "oversubscribed_coll_max": args.oversubscribed_coll_max, "p2p_tests": args.p2p_tests,
                    "coll_tests": args.coll_tests, "p2p_scale": args.p2p_scale, "coll_scale": args.coll_scale,
                    "providers": args.providers, "path_mode": args.path_mode, "ucx_perftest": args.ucx_perftest,
                    "figure": "each record: the median over repetitions of each run's figure (p50 of its samples); "
-                             "spread = (max-min)/median over repetitions"},
-        "units": [{"name": u.name, "suite": u.suite, "component": u.component, "description": u.description,
+                             "spread = (max-min)/median over repetitions",
+                   "verdict_sizes": list(records_mod.VERDICT_SIZES)},
+        "units": [{"name": u.name, "suite": u.suite, "component": u.component, "np": getattr(u, "np", None),
+                   "description": u.description,
                    "status": u.status(), "reason": u.status_reason(), "runs_ok": u.runs_ok,
                    "runs_failed": len(u.failures), "failures": u.failures, "test_failures": u.test_failures,
-                   "command": " ".join(u.command()), "seconds": [round(s, 2) for s in u.seconds], "info": u.info}
+                   "command": shlex.join(u.command()), "seconds": [round(s, 2) for s in u.seconds], "info": u.info}
                   for u in units],
         "records": records,
+        "verdict": verdict,
         "headlines": heads,
         "plots": [os.path.relpath(p, out_dir) for p, _, _ in plots],
         "errors": [{"unit": u.name, "reason": r} for u in units
@@ -256,7 +290,7 @@ def main(argv, here):
     write_csv(os.path.join(out_dir, "takyon-report.csv"), records)
     with open(os.path.join(out_dir, "machine.txt"), "w") as f:
         for k, v in machine.items():
-            f.write(f"{k}: {v}\n")
+            f.write(f"{k}: {html_mod.plain(v)}\n")
         f.write("\ncommands:\n")
         for u in doc["units"]:
             f.write(f"  {u['name']}: {u['command']}\n")

@@ -9,7 +9,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .units import COLL_TESTS  # noqa: E402
 from .util import human_size  # noqa: E402
 
 STYLE = {"takyon": ("tab:red", "o", "-"), "ompi-ob1-vader": ("tab:blue", "s", "--"),
@@ -40,11 +39,11 @@ def _size_axis(ax, sizes=None):
     ax.grid(True, which="both", alpha=0.3)
 
 
-def _series(ax, records, suite, test, components, failed_notes, log_y=True, value="median"):
+def _series(ax, records, suite, test, components, failed_notes, log_y=True, value="median", np=None):
     drawn, sizes = 0, []
     for i, comp in enumerate(components):
         pts = sorted((r for r in records if r["suite"] == suite and r["component"] == comp and r["test"] == test
-                      and r["bytes"] > 0), key=lambda r: r["bytes"])
+                      and r["bytes"] > 0 and (np is None or r.get("np") == np)), key=lambda r: r["bytes"])
         if not pts:
             continue
         color, marker, line = _style(comp, i)
@@ -79,10 +78,10 @@ def _notes(ax, notes, y, va):
                 bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none"})
 
 
-def _failed_notes(units, suite, test):
+def _failed_notes(units, suite, test, np=None):
     notes = []
     for u in units:
-        if u.suite != suite:
+        if u.suite != suite or (np is not None and u.np != np):
             continue
         if u.status() in ("failed", "skipped"):
             notes.append((u.component, f"{u.status()}: {u.status_reason()}"))
@@ -106,29 +105,34 @@ def plot_all(records, units, mpi_components, out_dir):
     comps = [c[0] for c in mpi_components]
     has = lambda suite, test: any(r["suite"] == suite and r["test"] == test for r in records)  # noqa: E731
 
-    # 1. MPI point-to-point latency and bandwidth, log-log.
-    p2p = [t for t in ("latency", "bandwidth", "bibw", "msgrate") if has("mpi_p2p", t)]
+    # 1. MPI point-to-point latency and bandwidth, log-log: the 2-rank tests, then msgrate at each rank count.
+    titles = {"latency": "MPI ping-pong latency", "bandwidth": "MPI bandwidth (window 64)",
+              "bibw": "MPI bi-directional bandwidth", "msgrate": "MPI message rate, all pairs"}
+    p2p = [(t, np) for t in ("latency", "bandwidth", "bibw", "msgrate")
+           for np in sorted({r.get("np") for r in records if r["suite"] == "mpi_p2p" and r["test"] == t})]
     if p2p:
-        fig, axes = plt.subplots(1, len(p2p), figsize=(5 * len(p2p), 4.2), squeeze=False)
-        for ax, test in zip(axes[0], p2p):
-            _series(ax, records, "mpi_p2p", test, comps, _failed_notes(units, "mpi_p2p", test))
+        fig, axes = plt.subplots(1, len(p2p), figsize=(4.6 * len(p2p), 4.2), squeeze=False)
+        for ax, (test, np) in zip(axes[0], p2p):
+            _series(ax, records, "mpi_p2p", test, comps, _failed_notes(units, "mpi_p2p", test, np), np=np)
             unit = next(r["unit"] for r in records if r["suite"] == "mpi_p2p" and r["test"] == test)
             ax.set_ylabel({"us": "one-way latency (us)", "MB/s": "MB/s", "Mmsg/s": "million messages/s"}[unit])
-            ax.set_title({"latency": "MPI ping-pong latency", "bandwidth": "MPI bandwidth (window 64)",
-                          "bibw": "MPI bi-directional bandwidth", "msgrate": "MPI message rate"}[test], fontsize=10)
-        out.append((_save(fig, out_dir, "mpi_p2p.png"), "MPI point-to-point, 2 ranks",
-                    "libtakyon_mpi under takyon-run and Open MPI's configurations, same sources; median over "
-                    "repetitions, bars min..max; 0 B is in the tables, not on the log axis."))
+            ax.set_title(f"{titles[test]}, {np} ranks", fontsize=10)
+        out.append((_save(fig, out_dir, "mpi_p2p.png"), "MPI point-to-point",
+                    "libtakyon_mpi under takyon-run and Open MPI's configurations, same sources; one send and one "
+                    "receive buffer per side for a whole window; median over repetitions, bars min..max; 0 B is "
+                    "in the tables, not on the log axis."))
 
         # 2. Ratio of takyon to Open MPI's best at each size.
         fig, ax = plt.subplots(figsize=(7, 4.2))
         drawn = 0
-        for i, test in enumerate(p2p):
+        for i, (test, np) in enumerate(p2p):
             pts = sorted((r for r in records if r["suite"] == "mpi_p2p" and r["component"] == "takyon"
-                          and r["test"] == test and r["bytes"] > 0 and r["ratio_to_best_ompi"]), key=lambda r: r["bytes"])
+                          and r["test"] == test and r.get("np") == np and r["bytes"] > 0 and r["ratio_to_best_ompi"]),
+                         key=lambda r: r["bytes"])
             if pts:
-                ax.plot([p["bytes"] for p in pts], [p["ratio_to_best_ompi"] for p in pts], marker="os^v"[i % 4],
-                        markersize=3, label=f"{test} ({'lower' if test == 'latency' else 'higher'} is better)")
+                ax.plot([p["bytes"] for p in pts], [p["ratio_to_best_ompi"] for p in pts], marker="os^vD"[i % 5],
+                        markersize=3,
+                        label=f"{test}, {np} ranks ({'lower' if test == 'latency' else 'higher'} is better)")
                 drawn += 1
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_yscale("log")
@@ -143,18 +147,22 @@ def plot_all(records, units, mpi_components, out_dir):
         out.append((_save(fig, out_dir, "mpi_ratio.png"), "Ratio to Open MPI's best",
                     "Each size's takyon figure divided by the best Open MPI configuration's at that size."))
 
-    # 3. Collectives: one panel each.
-    coll = [t for t in COLL_TESTS if has("mpi_coll", t) or any(t in u.test_failures for u in units)]
-    if coll:
-        cols = 4
+    # 3. Collectives: one figure per rank count, one panel per collective (as the programs reported them).
+    for np in sorted({u.np for u in units if u.suite == "mpi_coll"}):
+        coll = [r["test"] for r in records if r["suite"] == "mpi_coll" and r.get("np") == np]
+        coll = list(dict.fromkeys(coll + [t for u in units if u.suite == "mpi_coll" and u.np == np
+                                          for t in u.test_failures]))
+        if not coll:
+            continue
+        cols = 5 if len(coll) > 8 else 4
         rows = (len(coll) + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 3.5 * rows), squeeze=False)
         for k, test in enumerate(coll):
             ax = axes[k // cols][k % cols]
-            notes = _failed_notes(units, "mpi_coll", test)
-            if test == "barrier":
-                vals = [(c, next((r for r in records if r["suite"] == "mpi_coll" and r["component"] == c
-                                  and r["test"] == "barrier"), None)) for c in comps]
+            notes = _failed_notes(units, "mpi_coll", test, np)
+            sized = [r for r in records if r["suite"] == "mpi_coll" and r["test"] == test and r.get("np") == np]
+            if sized and all(r["bytes"] == 0 for r in sized):  # barrier: no size, a bar per component
+                vals = [(c, next((r for r in sized if r["component"] == c), None)) for c in comps]
                 vals = [(c, r) for c, r in vals if r]
                 ax.bar(range(len(vals)), [r["median"] for _, r in vals],
                        yerr=[[r["median"] - r["min"] for _, r in vals], [r["max"] - r["median"] for _, r in vals]],
@@ -164,12 +172,12 @@ def plot_all(records, units, mpi_components, out_dir):
                 ax.set_yscale("log")
                 _notes(ax, notes, 0.98, "top")
             else:
-                _series(ax, records, "mpi_coll", test, comps, notes)
+                _series(ax, records, "mpi_coll", test, comps, notes, np=np)
             ax.set_title(f"MPI_{test.capitalize()}", fontsize=10)
             ax.set_ylabel("latency (us)")
         for k in range(len(coll), rows * cols):
             axes[k // cols][k % cols].axis("off")
-        out.append((_save(fig, out_dir, "mpi_coll.png"), "MPI collectives",
+        out.append((_save(fig, out_dir, f"mpi_coll_np{np}.png"), f"MPI collectives, {np} ranks",
                     "Latency (mean over ranks, p50 of samples) against bytes per rank/block; a collective a "
                     "library failed is listed in red with its error."))
 

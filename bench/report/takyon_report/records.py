@@ -4,27 +4,39 @@ the median over repetitions with the spread, plus each record's ratio to Open MP
 at the same test and size, and the headline ratios."""
 import statistics
 
-from .units import COLL_TESTS, P2P_TESTS
+from .units import P2P_TESTS
 from .util import human_size, summarize
 
-# test -> (unit, higher is better, what the figure is)
-MPI_FIGURES = {
+# mpi_p2p test -> (unit, higher is better, what the figure is)
+P2P_FIGURES = {
     "latency": ("us", False, "one-way latency (ping-pong RTT/2), p50 of samples"),
-    "bandwidth": ("MB/s", True, "bandwidth, window of 64, from the p50 window time"),
+    "bandwidth": ("MB/s", True, "bandwidth, window of 64 from one send buffer into one receive buffer, "
+                                "from the p50 window time"),
     "bibw": ("MB/s", True, "bi-directional bandwidth (both ways together), window of 64, from the p50 window time"),
-    "msgrate": ("Mmsg/s", True, "message rate, one pair, window of 64, from the p50 window time"),
+    "msgrate": ("Mmsg/s", True, "message rate of all pairs together (rank i -> i + n/2, window of 64), "
+                                "from the p50 window time"),
 }
-for _t in COLL_TESTS:
-    MPI_FIGURES[_t] = ("us", False, f"MPI_{_t.capitalize()} latency, mean over ranks, p50 of samples")
 
 
-def mpi_value(test, row):
-    """The per-run figure of one CSV row of mpi_p2p/mpi_coll."""
+def mpi_function(test):
+    """The MPI call a collective test measures: reduce_scatter_block -> MPI_Reduce_scatter_block."""
+    return "MPI_" + test.capitalize()
+
+
+def figure_of(suite, test):
+    """(unit, higher is better, what) of an MPI test; any mpi_coll test is a latency."""
+    if suite == "mpi_p2p" and test in P2P_FIGURES:
+        return P2P_FIGURES[test]
+    return "us", False, f"{mpi_function(test)} latency, mean over ranks, p50 of samples"
+
+
+def mpi_value(test, row, np=2):
+    """The per-run figure of one CSV row of mpi_p2p/mpi_coll (msgrate: np/2 pairs stream at once)."""
     if test in ("bandwidth", "bibw"):
         return float(row["p50_MBps"])
     if test == "msgrate":
         p50 = float(row["p50_us"])
-        return 1.0 / p50 if p50 > 0 else 0.0
+        return max(1, np // 2) / p50 if p50 > 0 else 0.0
     return float(row["p50_us"])
 
 
@@ -64,14 +76,16 @@ def aggregate(units, noise):
                 rec["validated"] = None
                 records.append(rec)
             continue
+        order = []  # tests in the order the program wrote them
         for row in unit.rows:
+            if row["test"] not in order:
+                order.append(row["test"])
             groups.setdefault((row["test"], int(row["bytes"])), []).append(row)
-        order = P2P_TESTS + COLL_TESTS
         for (test, nbytes), rows in sorted(groups.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])):
-            unit_name, higher, what = MPI_FIGURES[test]
-            rec = {"suite": unit.suite, "component": unit.component, "test": test, "bytes": nbytes, "unit": unit_name,
-                   "higher_is_better": higher, "figure": what}
-            rec.update(summarize([mpi_value(test, r) for r in rows], noise))
+            unit_name, higher, what = figure_of(unit.suite, test)
+            rec = {"suite": unit.suite, "component": unit.component, "np": unit.np, "test": test, "bytes": nbytes,
+                   "unit": unit_name, "higher_is_better": higher, "figure": what}
+            rec.update(summarize([mpi_value(test, r, unit.np) for r in rows], noise))
             for key in ("avg_us", "min_us", "p50_us", "p99_us", "max_us"):
                 rec[key] = statistics.median(float(r[key]) for r in rows)
             rec["iterations"] = int(rows[0]["iterations"])
@@ -96,84 +110,163 @@ def add_ratios(records):
     for rec in records:
         if not rec["component"].startswith("ompi"):
             continue
-        k = (rec["suite"], rec["test"], rec["bytes"])
+        k = (rec["suite"], rec.get("np"), rec["test"], rec["bytes"])
         cur = best.get(k)
         if cur is None or (rec["median"] > cur["median"] if rec["higher_is_better"] else rec["median"] < cur["median"]):
             best[k] = rec
     for rec in records:
-        b = best.get((rec["suite"], rec["test"], rec["bytes"])) if rec["suite"] != "path" else None
+        b = best.get((rec["suite"], rec.get("np"), rec["test"], rec["bytes"])) if rec["suite"] != "path" else None
         rec["best_ompi"] = b["component"] if b else None
         rec["ratio_to_best_ompi"] = rec["median"] / b["median"] if b and b["median"] > 0 else None
 
 
-def find(records, suite, component, test, nbytes):
+def find(records, suite, component, test, nbytes, np=None):
     for r in records:
-        if r["suite"] == suite and r["component"] == component and r["test"] == test and r["bytes"] == nbytes:
+        if r["suite"] == suite and r["component"] == component and r["test"] == test and r["bytes"] == nbytes \
+                and (np is None or r.get("np") == np):
             return r
     return None
 
 
-def headlines(records, units, args):
-    """The table at the top of the report: takyon against its reference per size that matters."""
-    rows = []
+# The verdict: the sizes every pattern is judged at, and the goals (takyon / Open MPI's best).
+VERDICT_SIZES = (8, 4 << 10, 256 << 10, 1 << 20, 4 << 20)
+P2P_PATTERNS = (("bandwidth", "windowed bandwidth"), ("bibw", "bi-directional bandwidth"),
+                ("msgrate", "multi-pair message rate"), ("latency", "ping-pong latency"))
+BANDWIDTH_GOAL = 1.1      # bandwidth, bi-directional bandwidth, message rate: at least this
+LATENCY_GOAL = 0.65       # point-to-point latency at 8 B: at most this
+COLL_SMALL_GOAL = 0.7     # a collective at <= COLL_SMALL_BYTES: at most this
+COLL_SMALL_BYTES = 4096
+COLL_GOAL = 1.0           # a collective above COLL_SMALL_BYTES: at most this
+
+
+def goal(suite, test, nbytes):
+    """(operator, ratio) takyon / Open MPI's best must meet: ('>=', 1.1) or ('<=', x)."""
+    if suite == "mpi_p2p":
+        return ("<=", LATENCY_GOAL) if test == "latency" else (">=", BANDWIDTH_GOAL)
+    return "<=", COLL_SMALL_GOAL if nbytes <= COLL_SMALL_BYTES else COLL_GOAL
+
+
+def _stat_ratio(ours, ref, key, higher):
+    """takyon / reference of one per-message time statistic (avg_us, p99_us), oriented like the
+    figure: for bandwidth and rate the reference's time over ours."""
+    a, b = ours.get(key), ref.get(key)
+    if not a or not b:
+        return None
+    return b / a if higher else a / b
+
+
+def _missing_reason(by_unit, unit_name, test, nbytes=None):
+    u = by_unit.get(unit_name)
+    if u is None:
+        return "not run (left out by the options)"
+    if u.status() in ("failed", "skipped"):
+        return f"{u.status()}: {u.status_reason()}"
+    if test in u.test_failures:
+        return u.test_failures[test]
+    if nbytes is not None and getattr(u, "sizes", None) and not u.sizes[0] <= nbytes <= u.sizes[1]:
+        return (f"not swept: this run's sizes at {u.np} ranks stop at {human_size(u.sizes[1])}"
+                + (" (the quick report's limit where ranks outnumber cores; --full sweeps all)"
+                   if getattr(u.args, "oversubscribed_coll_max", None) else ""))
+    return "not measured at this size"
+
+
+def verdict(records, units, args):
+    """The report's headline: per pattern, rank count and size, takyon against Open MPI's best
+    configuration in the same run, the ratio, the goal, win or loss, and noisy where either side's
+    spread over the repetitions exceeds the noise threshold. The collectives are those the programs
+    reported (records, or a failure), in the order they ran."""
     by_unit = {u.name: u for u in units}
-
-    def missing_reason(unit_name, test):
-        u = by_unit.get(unit_name)
-        if u is None:
-            return "not run (left out by the options)"
-        if u.status() in ("failed", "skipped"):
-            return f"{u.status()}: {u.status_reason()}"
-        if test in u.test_failures:
-            return u.test_failures[test]
-        return "not measured at this size"
-
-    def mpi_row(suite, test, nbytes, label):
-        ours = find(records, suite, "takyon", test, nbytes)
-        row = {"what": label, "suite": suite, "test": test, "bytes": nbytes, "better": "higher"
-               if MPI_FIGURES[test][1] else "lower", "unit": MPI_FIGURES[test][0]}
-        if ours is None:
-            u = by_unit.get(f"takyon/{suite}")
-            failed = u is not None and (u.status() == "failed" or test in u.test_failures)
-            row.update(status="failed" if failed else "n/a", reason=missing_reason(f"takyon/{suite}", test))
-        elif ours["ratio_to_best_ompi"] is None:
-            row.update(status="n/a", reason="no Open MPI configuration measured it", value=ours["median"])
-        else:
-            b = find(records, suite, ours["best_ompi"], test, nbytes)
-            row.update(status="ok", value=ours["median"], reference=b["median"], against=ours["best_ompi"],
-                       ratio=ours["ratio_to_best_ompi"], noisy=ours["noisy"] or b["noisy"])
-            if ours.get("probe_ns") and b.get("probe_ns"):
-                probes = ours["probe_ns"] + b["probe_ns"]
-                row["probe_ns"] = [min(probes), max(probes)]
-            if ours.get("switches_per_iter") is not None and b.get("switches_per_iter") is not None:
-                row.update(switches=ours["switches_per_iter"], reference_switches=b["switches_per_iter"])
-        rows.append(row)
-
+    patterns = []  # (suite, test, label, [np...])
     if "mpi_p2p" in args.suites:
-        for test, nbytes, label in (("latency", 8, "MPI latency 8 B"), ("latency", 4096, "MPI latency 4 KiB"),
-                                    ("bandwidth", 1 << 20, "MPI bandwidth 1 MiB"),
-                                    ("bibw", 1 << 20, "MPI bi-directional bandwidth 1 MiB"),
-                                    ("msgrate", 8, "MPI message rate 8 B")):
+        for test, label in P2P_PATTERNS:
             if test in args.p2p_tests:
-                mpi_row("mpi_p2p", test, nbytes, label)
+                patterns.append(("mpi_p2p", test, label, args.np if test == "msgrate" else [2]))
     if "mpi_coll" in args.suites:
-        for test in args.coll_tests:
-            if test == "barrier":
-                mpi_row("mpi_coll", "barrier", 0, f"MPI_Barrier, {args.coll_np} ranks")
-            elif test in getattr(by_unit.get("takyon/mpi_coll"), "test_failures", {}):
-                mpi_row("mpi_coll", test, 8, f"MPI_{test.capitalize()} (every size), {args.coll_np} ranks")
-            else:
-                # 8 B and 1 MiB, or the largest size swept when that is less (np 4 on 2 cores: 64 KiB).
-                top = 1 << 20
-                while top > 8 and top > args.coll_sizes[1]:
-                    top >>= 1
-                for nbytes in (8, top) if top > 8 else (8, 1 << 20):
-                    mpi_row("mpi_coll", test, nbytes, f"MPI_{test.capitalize()} {human_size(nbytes)}, {args.coll_np} ranks")
-    # Takyon's lower layers: the path API against MPI's best, and Ucx paths against ucx_perftest.
+        # In the order the programs ran them: the component that reported the most first, then the others'.
+        per_comp = {}
+        for r in records:
+            if r["suite"] == "mpi_coll" and r["test"] not in per_comp.setdefault(r["component"], []):
+                per_comp[r["component"]].append(r["test"])
+        tests = []
+        for comp_tests in sorted(per_comp.values(), key=len, reverse=True):
+            tests += [t for t in comp_tests if t not in tests]
+        for u in units:
+            if u.suite == "mpi_coll":
+                tests += [t for t in u.test_failures if t not in tests]
+        patterns += [("mpi_coll", t, mpi_function(t), args.np) for t in tests]
+    rows = []
+    for suite, test, label, nps in patterns:
+        lo, hi = args.p2p_sizes if suite == "mpi_p2p" else args.coll_sizes
+        if suite == "mpi_p2p" and test == "latency":
+            sizes = [8]
+        elif suite == "mpi_coll" and any(r["test"] == test for r in records if r["suite"] == suite) and \
+                all(r["bytes"] == 0 for r in records if r["suite"] == suite and r["test"] == test):
+            sizes = [0]  # a collective without payload (barrier)
+        else:
+            sizes = [b for b in VERDICT_SIZES if lo <= b <= hi] or [hi]
+        unit_name, higher, _ = figure_of(suite, test)
+        for np in nps:
+            for nbytes in sizes:
+                op, target = goal(suite, test, nbytes)
+                row = {"pattern": label, "suite": suite, "test": test, "np": np, "bytes": nbytes, "unit": unit_name,
+                       "better": "higher" if higher else "lower", "goal_op": op, "goal": target}
+                ours = find(records, suite, "takyon", test, nbytes, np)
+                if ours is None:
+                    u = by_unit.get(f"takyon/{suite}/np{np}")
+                    failed = u is not None and (u.status() == "failed" or test in u.test_failures)
+                    row.update(status="failed" if failed else "n/a",
+                               reason=_missing_reason(by_unit, f"takyon/{suite}/np{np}", test, nbytes))
+                    rows.append(row)
+                    continue
+                ref = find(records, suite, ours["best_ompi"], test, nbytes, np) if ours["best_ompi"] else None
+                if ref is None or ours["ratio_to_best_ompi"] is None:
+                    row.update(status="n/a", reason="no Open MPI configuration measured it", value=ours["median"])
+                    rows.append(row)
+                    continue
+                ratio = ours["ratio_to_best_ompi"]
+                met = ratio >= target if op == ">=" else ratio <= target
+                row.update(status="ok", value=ours["median"], reference=ref["median"], against=ref["component"],
+                           ratio=ratio, verdict="win" if met else "loss",
+                           ratio_avg=_stat_ratio(ours, ref, "avg_us", higher),
+                           ratio_p99=_stat_ratio(ours, ref, "p99_us", higher),
+                           takyon_us={k: ours.get(k) for k in ("avg_us", "p50_us", "p99_us")},
+                           reference_us={k: ref.get(k) for k in ("avg_us", "p50_us", "p99_us")},
+                           spread=max(ours["spread"], ref["spread"]), noisy=bool(ours["noisy"] or ref["noisy"]))
+                # The ratio's range over the repetitions (takyon's worst and best against the reference's
+                # best and worst): where the goal lies inside it, another run may give the other verdict.
+                if ref["max"] > 0 and ref["min"] > 0:
+                    lo, hi = ours["min"] / ref["max"], ours["max"] / ref["min"]
+                    row.update(ratio_range=[lo, hi], uncertain=bool(lo < target < hi))
+                if ours.get("probe_ns") and ref.get("probe_ns"):
+                    probes = ours["probe_ns"] + ref["probe_ns"]
+                    row["probe_ns"] = [min(probes), max(probes)]
+                if ours.get("switches_per_iter") is not None and ref.get("switches_per_iter") is not None:
+                    row.update(switches=ours["switches_per_iter"], reference_switches=ref["switches_per_iter"])
+                rows.append(row)
+    return rows
+
+
+def verdict_counts(rows):
+    """{"win": n, "loss": n, "noisy": n, "uncertain": n, "not measured": n} over the verdict's rows."""
+    c = {"win": 0, "loss": 0, "noisy": 0, "uncertain": 0, "not measured": 0}
+    for r in rows:
+        if r["status"] == "ok":
+            c[r["verdict"]] += 1
+            c["noisy"] += r["noisy"]
+            c["uncertain"] += bool(r.get("uncertain"))
+        else:
+            c["not measured"] += 1
+    return c
+
+
+def headlines(records, units, args):
+    """Takyon's lower layers, below the verdict: the path API against MPI's best, and the Ucx
+    paths against ucx_perftest."""
+    rows = []
     for provider in ("InterProcessMemcpy", "InterProcessPointer"):
         ours = find(records, "path", f"{provider}/polling", "latency", 8)
         ref = next((r for r in records if r["suite"] == "mpi_p2p" and r["test"] == "latency" and r["bytes"] == 8
-                    and r["component"] == (r["best_ompi"] or "")), None)
+                    and r.get("np") == 2 and r["component"] == (r["best_ompi"] or "")), None)
         if ours and ref:
             rows.append({"what": f"path API {provider} latency 8 B (polling) vs Open MPI's best MPI", "suite": "path",
                          "test": "latency", "bytes": 8, "better": "lower", "unit": "us", "status": "ok",
@@ -192,3 +285,35 @@ def headlines(records, units, args):
                              "ratio": ours["median"] / r["median"] if r["median"] > 0 else None,
                              "noisy": ours["noisy"] or r["noisy"]})
     return rows
+
+
+def verdict_grid(rows):
+    """The verdict as tables: [(np, [(pattern, goal text, cells)])], cells one per VERDICT_SIZES
+    column (a collective without payload in the first), None where the pattern has no such size."""
+    tables = {}
+    for r in rows:
+        patterns = tables.setdefault(r["np"], {})
+        key = (r["suite"], r["test"])
+        if key not in patterns:
+            if r["suite"] == "mpi_p2p":
+                goal_text = f"{'>=' if r['goal_op'] == '>=' else '<='} {r['goal']:g}x"
+            else:
+                goal_text = f"<= {COLL_SMALL_GOAL:g}x to {human_size(COLL_SMALL_BYTES)}, {COLL_GOAL:.1f}x above"
+            label = r["pattern"] + (" (no payload)" if r["bytes"] == 0 and r["suite"] == "mpi_coll" else "")
+            patterns[key] = (label, goal_text, [None] * len(VERDICT_SIZES))
+        col = VERDICT_SIZES.index(r["bytes"]) if r["bytes"] in VERDICT_SIZES else 0
+        patterns[key][2][col] = r
+    return [(np, list(tables[np].values())) for np in sorted(tables)]
+
+
+def verdict_cell_text(r):
+    """A verdict cell in plain text: '1.23x win', '0.80x LOSS', '?' when uncertain, '~' when noisy,
+    '-' not measured."""
+    if r is None:
+        return ""
+    if r["status"] == "failed":
+        return "FAILED"
+    if r["status"] != "ok":
+        return "-"
+    return (f"{r['ratio']:.2f}x {'win' if r['verdict'] == 'win' else 'LOSS'}{'?' if r.get('uncertain') else ''}"
+            f"{'~' if r['noisy'] else ''}")

@@ -4,6 +4,7 @@ import datetime
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -106,6 +107,15 @@ def first_line(cmd):
         return f"unavailable: {e}"
 
 
+def ucx_version():
+    """'UCX 1.13.1' from ucx_info -v (whose first line is '# Version 1.13.1' or '# UCT version=...')."""
+    if not shutil.which("ucx_info"):
+        return "ucx_info not found"
+    line = first_line(["ucx_info", "-v"])
+    m = re.search(r"[Vv]ersion[ =:]*([0-9][0-9.]*)", line)
+    return f"UCX {m.group(1)}" if m else line.lstrip("# ")
+
+
 def machine_info(mpirun, argv):
     model = "unknown"
     try:
@@ -138,13 +148,13 @@ def machine_info(mpirun, argv):
         "kernel": platform.release(),
         "os": first_line(["sh", "-c", ". /etc/os-release && echo \"$PRETTY_NAME\""]),
         "open_mpi": first_line([mpirun, "--version"]) if shutil.which(mpirun) else f"not found: {mpirun}",
-        "ucx": first_line(["ucx_info", "-v"]) if shutil.which("ucx_info") else "ucx_info not found",
+        "ucx": ucx_version(),
         "compiler": first_line(["cc", "--version"]),
         "python": platform.python_version(),
         "matplotlib": mpl,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "loadavg_start": list(os.getloadavg()),
-        "command_line": " ".join(argv),
+        "command_line": shlex.join(argv),
     }
 
 
