@@ -66,6 +66,20 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
     if (!read_range(p, r, addr, kCmaProbeBytes, split)) cma_failed(source, "process_vm_readv");
     return;
   }
+  // A reduction's receive from a buffer in the sender's shared heap is folded into place straight
+  // from there, whatever the schedule chose (r->pipelined): no copy at all, where the pipeline
+  // copies every byte once more into its chunks and a single copy once more into scratch.
+  if (addr != 0 && r->fold.fn != nullptr && !p.path && p.copy.cma && wanted != 0 && r->fold.item != 0 &&
+      wanted % r->fold.item == 0 && p.rndv.streaming_in.empty()) {
+    if (const char* src = heap_view(p, addr, wanted)) {
+      r->fold.fn(r->fold.ctx, src, 0, wanted);
+      r->folded = true;
+      heap_copied_bytes_ += wanted;
+      queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
+      complete(r);
+      return;
+    }
+  }
   // Any other message the receiver can read is one copy too, lone or not: in a window of messages
   // (the common benchmarks' pattern: one send buffer and one receive buffer reused by the whole
   // window) one copy out of the sender's cache-warm buffer moves several times the bytes per second
