@@ -49,7 +49,7 @@ int forged_segment(const std::function<void(SegmentHeader&, uint64_t*)>& forge, 
   if (map == MAP_FAILED) return -1;
   auto* h = new (map) SegmentHeader{};
   h->magic = 0x54414b594f4e5348ull;
-  h->version = 5;
+  h->version = 6;
   h->nsend = 1;
   h->nrecv = 1;
   h->total_bytes = total;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Mailbox implementation: spin or futex waits with peer liveness checks every few milliseconds;
-// zero-timeout looks without a system call.
+// Mailbox implementation: spin, or spin briefly then sleep on a futex, with peer liveness checks
+// every few milliseconds; zero-timeout looks without a system call.
 #include "backends/common/mailbox.hpp"
 
 #include <sched.h>
@@ -39,13 +39,14 @@ const char* wait_name(int what) {
 }  // namespace
 
 Mailbox::Mailbox(Side mine, Side peer, int nsend, int nrecv, bool process_shared, bool polling,
-                 PeerMonitor* monitor)
+                 PeerMonitor* monitor, bool peer_polling)
     : mine_(mine),
       peer_(peer),
       nsend_(nsend),
       nrecv_(nrecv),
       shared_(process_shared),
       polling_(polling),
+      peer_polling_(peer_polling),
       monitor_(monitor),
       posted_(static_cast<size_t>(nsend)),
       consumed_(static_cast<size_t>(nrecv)) {
@@ -68,15 +69,23 @@ Status Mailbox::disconnected(WaitFor what, int k, const std::string& why, ErrorL
 }
 
 template <typename Ready>
-Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint32_t>& my_flag,
+Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic<uint8_t>& my_flag,
                      WaitFor what, int k, Deadline deadline, ErrorLog& log) {
   if (ready()) return Status::kOk;
   if (deadline.is_immediate()) return look_once(ready, what, k, log);
-  // The clock is read only once a wait lasts (first check after 64 spins when polling): a
-  // ping-pong's waits are shorter than that and never pay for it.
+  // Event driven: spin first, for as long as this kind of wait's AdaptiveSpin allows.
+  AdaptiveSpin* spin = polling_ || what == WaitFor::kPeerClosing ? nullptr
+                       : what == WaitFor::kMessage               ? &message_spin_
+                                                                 : &free_buffer_spin_;
+  const int64_t spin_ns = spin == nullptr ? 0 : spin->budget_ns();
+  bool sleeping = !polling_ && spin_ns == 0;
+  bool slept = false;
+  // The clock is read only once a wait lasts (first check after 64 spins when polling, 16 when
+  // spinning before a sleep): a ping-pong's waits are shorter than that and never pay for it.
+  const uint32_t check_mask = polling_ ? 63u : 15u;
   int64_t start = -1;
   for (uint32_t spins = 1;; ++spins) {
-    if (!polling_ || (spins & 63u) == 0) {
+    if (sleeping || (spins & check_mask) == 0) {
       const int64_t now = now_ns();
       if (start < 0) start = now;
       if (what != WaitFor::kPeerClosing && peer_closing()) {
@@ -93,7 +102,8 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
                                 std::memory_order_relaxed);
       }
       if (deadline.expired(now)) return ready() ? Status::kOk : Status::kTimedOut;
-      if (!polling_) {
+      if (!polling_ && !sleeping && now - start >= spin_ns) sleeping = true;
+      if (sleeping) {
         // Event driven: advertise, re-check (the writer either sees the bit or we see its
         // store), then sleep until woken, the deadline, or the next liveness check.
         const uint32_t observed = word.load(std::memory_order_seq_cst);
@@ -107,17 +117,27 @@ Status Mailbox::wait(Ready ready, const std::atomic<uint32_t>& word, std::atomic
             slice = std::min(slice,
                              std::max<int64_t>(next_liveness_ns_.load(std::memory_order_relaxed) - now, 0));
           }
+          slept = true;
           sys::futex_wait(futex_word(word), observed,
                           slice == INT64_MAX ? -1 : std::max<int64_t>(slice, 1000), shared_);
         }
         my_flag.store(0, std::memory_order_relaxed);
-      } else if (now - start > kSpinBeforeYieldNs) {
+      } else if (polling_ && now - start > kSpinBeforeYieldNs) {
         sched_yield();
       }
     } else {
       cpu_relax();
     }
-    if (ready()) return Status::kOk;
+    if (ready()) {
+      if (spin != nullptr) {
+        if (slept) {
+          spin->slept();
+        } else {
+          spin->spun();
+        }
+      }
+      return Status::kOk;
+    }
   }
 }
 
@@ -165,6 +185,13 @@ Status Mailbox::bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_
       "the peer announced %llu bytes at offset %llu in receive buffer %d, which holds %llu bytes",
       static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), k,
       static_cast<unsigned long long>(recv_bytes));
+}
+
+Status Mailbox::bad_inline(int k, uint64_t bytes, ErrorLog& log) {
+  return TAKYON_FAIL(log, Status::kProtocol,
+                     "the peer sent %llu bytes inside the mailbox slot of receive buffer %d, which %s",
+                     static_cast<unsigned long long>(bytes), k,
+                     bytes > kInlineBytes ? "holds at most 40" : "this provider never does");
 }
 
 void Mailbox::close() {

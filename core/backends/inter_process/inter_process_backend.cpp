@@ -224,6 +224,7 @@ class InterProcessEndpoint final : public Backend {
     const char peer_side = config.is_endpoint_a ? 'B' : 'A';
     SegmentLayout layout;
     layout.pointer = pointer_;
+    layout.polling = polling_;
     for (const BufferSpec& spec : config.send) layout.send_bytes.push_back(spec.bytes);
     for (const BufferSpec& spec : config.recv) layout.recv_bytes.push_back(spec.bytes);
     // The segment first, so that lack of memory is reported whether or not the peer is there.
@@ -278,7 +279,7 @@ class InterProcessEndpoint final : public Backend {
     mailbox_.emplace(Mailbox::Side{&own_.header().mailbox, own_.slots()},
                      Mailbox::Side{&peer_.header().mailbox, peer_.slots()},
                      static_cast<int>(layout.send_bytes.size()), static_cast<int>(layout.recv_bytes.size()),
-                     true, polling_, monitor_.get());
+                     true, polling_, monitor_.get(), peer_.polling());
     for (uint32_t i = 0; i < layout.recv_bytes.size(); ++i) buffers_.recv.push_back(own_.recv_buffer(i));
     const std::vector<uint64_t>& peer_recv = peer_.recv_sizes();
     for (uint32_t i = 0; i < config.send.size(); ++i) {
@@ -302,18 +303,24 @@ class InterProcessEndpoint final : public Backend {
       return TAKYON_FAIL(log_, Status::kDisconnected,
                          "the peer destroyed its endpoint; the message would be lost");
     }
-    if (!pointer_ && args.bytes > 0) {
+    if (pointer_) {
+      mailbox_->post(args.buffer, args.bytes, args.dest_offset);
+    } else if (args.bytes <= kInlineBytes) {
+      mailbox_->post_inline(args.buffer, buffers_.send[args.buffer] + args.src_offset, args.bytes,
+                            args.dest_offset);
+    } else {
       std::memcpy(peer_.recv_buffer(static_cast<uint32_t>(args.buffer)) + args.dest_offset,
                   buffers_.send[args.buffer] + args.src_offset, args.bytes);
+      mailbox_->post(args.buffer, args.bytes, args.dest_offset);
     }
-    mailbox_->post(args.buffer, args.bytes, args.dest_offset);
     return Status::kOk;
   }
 
   Status is_send_finished(int /*buffer*/, Deadline /*finish*/) override { return Status::kOk; }
 
   Status recv(int buffer, Deadline start, double /*finish_timeout*/, RecvResult& out) override {
-    return mailbox_->receive(buffer, start, own_.recv_sizes()[static_cast<size_t>(buffer)], out, log_);
+    const auto k = static_cast<uint32_t>(buffer);
+    return mailbox_->receive(buffer, start, own_.recv_sizes()[k], own_.recv_buffer(k), out, log_);
   }
 
   Status destroy(bool graceful, Deadline deadline) override {

@@ -13,7 +13,7 @@ namespace takyon::detail {
 namespace {
 
 constexpr uint64_t kMagic = 0x54414b594f4e5348ull;  // "TAKYONSH"
-constexpr uint32_t kVersion = 5;
+constexpr uint32_t kVersion = 6;                    // 6: small messages inside the mailbox slot
 
 }  // namespace
 
@@ -23,6 +23,7 @@ void ShmSegment::close() noexcept {
   send_sizes_.clear();
   recv_sizes_.clear();
   recv_buffers_.clear();
+  polling_ = false;
 }
 
 Status ShmSegment::create(const std::string& label, const SegmentLayout& layout, ErrorLog& log) {
@@ -80,6 +81,7 @@ Status ShmSegment::create(const std::string& label, const SegmentLayout& layout,
   header->slots_offset = slots_offset;
   header->sizes_offset = sizes_offset;
   header->recv_offsets_offset = recv_offsets_offset;
+  header->polling = layout.polling ? 1 : 0;
   if (nrecv > 0) new (at + slots_offset) MailboxSlot[nrecv];
   auto* sizes = reinterpret_cast<uint64_t*>(at + sizes_offset);
   std::copy(layout.send_bytes.begin(), layout.send_bytes.end(), sizes);
@@ -88,6 +90,7 @@ Status ShmSegment::create(const std::string& label, const SegmentLayout& layout,
   slots_ = reinterpret_cast<MailboxSlot*>(at + slots_offset);
   send_sizes_ = layout.send_bytes;
   recv_sizes_ = layout.recv_bytes;
+  polling_ = layout.polling;
   for (uint32_t i = 0; i < nrecv; ++i)
     recv_buffers_.push_back(recv_offsets[i] == 0 ? nullptr : at + recv_offsets[i]);
   return Status::kOk;
@@ -128,6 +131,7 @@ Status ShmSegment::adopt_peer(common::UniqueFd fd, const std::string& label, Err
   const uint64_t slots_offset = h.slots_offset;
   const uint64_t sizes_offset = h.sizes_offset;
   const uint64_t recv_offsets_offset = h.recv_offsets_offset;
+  const bool polling = h.polling == 1;
   const auto fits = [size](uint64_t offset, uint64_t count, uint64_t element) {
     return offset <= size && count <= (size - offset) / element;
   };
@@ -151,6 +155,7 @@ Status ShmSegment::adopt_peer(common::UniqueFd fd, const std::string& label, Err
     recv_buffers_.push_back(recv_sizes_[i] == 0 ? nullptr : at + offsets[i]);
   }
   slots_ = reinterpret_cast<MailboxSlot*>(at + slots_offset);
+  polling_ = polling;
   return Status::kOk;
 }
 

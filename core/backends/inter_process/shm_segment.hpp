@@ -20,6 +20,7 @@ struct SegmentLayout {
   std::vector<uint64_t> send_bytes;
   std::vector<uint64_t> recv_bytes;
   bool pointer = false;
+  bool polling = false;  ///< The endpoint never sleeps: waking it needs no fence.
 };
 
 /// At offset 0 of every segment.
@@ -33,6 +34,7 @@ struct SegmentHeader {
   uint64_t slots_offset;         ///< nrecv mailbox slots, one per receive buffer.
   uint64_t sizes_offset;         ///< nsend send sizes, then nrecv receive sizes (uint64_t each).
   uint64_t recv_offsets_offset;  ///< nrecv offsets of the receive buffers (uint64_t each).
+  uint32_t polling;              ///< 1: the endpoint polls, never sleeping on a futex.
   alignas(64) MailboxHeader mailbox;
 };
 
@@ -59,6 +61,8 @@ class ShmSegment {
   [[nodiscard]] const std::vector<uint64_t>& send_sizes() const noexcept { return send_sizes_; }
   [[nodiscard]] const std::vector<uint64_t>& recv_sizes() const noexcept { return recv_sizes_; }
   [[nodiscard]] std::byte* recv_buffer(uint32_t i) const noexcept { return recv_buffers_[i]; }
+  /// The endpoint polls (as the segment said when created or adopted).
+  [[nodiscard]] bool polling() const noexcept { return polling_; }
   [[nodiscard]] const std::string& label() const noexcept { return object_.name(); }
 
  private:
@@ -68,6 +72,7 @@ class ShmSegment {
   std::vector<uint64_t> send_sizes_;
   std::vector<uint64_t> recv_sizes_;
   std::vector<std::byte*> recv_buffers_;
+  bool polling_ = false;
 };
 
 }  // namespace takyon::detail

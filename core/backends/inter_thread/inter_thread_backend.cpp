@@ -22,6 +22,7 @@ namespace {
 // What one endpoint publishes to its peer.
 struct EndpointShare {
   bool published = false;
+  bool polling = false;
   std::vector<uint64_t> send_bytes;
   std::vector<uint64_t> recv_bytes;
   std::vector<std::byte*> recv_addrs;
@@ -61,7 +62,8 @@ class InterThreadEndpoint final : public Backend {
         log_(log),
         mailbox_(side_mailbox(*pair_, side), side_mailbox(*pair_, 1 - side),
                  static_cast<int>(pair_->share[side].send_bytes.size()),
-                 static_cast<int>(pair_->share[side].recv_bytes.size()), false, polling, nullptr) {}
+                 static_cast<int>(pair_->share[side].recv_bytes.size()), false, polling, nullptr,
+                 pair_->share[1 - side].polling) {}
 
   ~InterThreadEndpoint() override {
     mailbox_.close();  // harmless after destroy(); never leave the peer waiting on us
@@ -75,18 +77,24 @@ class InterThreadEndpoint final : public Backend {
       return TAKYON_FAIL(log_, Status::kDisconnected,
                          "the peer destroyed its endpoint; the message would be lost");
     }
-    if (!pointer_ && args.bytes > 0) {
+    if (pointer_) {
+      mailbox_.post(args.buffer, args.bytes, args.dest_offset);
+    } else if (args.bytes <= kInlineBytes) {
+      mailbox_.post_inline(args.buffer, buffers_.send[args.buffer] + args.src_offset, args.bytes,
+                           args.dest_offset);
+    } else {
       std::memcpy(pair_->share[1 - side_].recv_addrs[args.buffer] + args.dest_offset,
                   buffers_.send[args.buffer] + args.src_offset, args.bytes);
+      mailbox_.post(args.buffer, args.bytes, args.dest_offset);
     }
-    mailbox_.post(args.buffer, args.bytes, args.dest_offset);
     return Status::kOk;
   }
 
   Status is_send_finished(int /*buffer*/, Deadline /*finish*/) override { return Status::kOk; }
 
   Status recv(int buffer, Deadline start, double /*finish_timeout*/, RecvResult& out) override {
-    return mailbox_.receive(buffer, start, pair_->share[side_].recv_bytes[buffer], out, log_);
+    const EndpointShare& mine = pair_->share[side_];
+    return mailbox_.receive(buffer, start, mine.recv_bytes[buffer], mine.recv_addrs[buffer], out, log_);
   }
 
   Status destroy(bool graceful, Deadline deadline) override {
@@ -161,6 +169,7 @@ Status create_inter_thread(const EndpointConfig& config, Deadline deadline, Erro
   std::vector<PageBuffer> owned_recv;
   EndpointShare share;
   share.published = true;
+  share.polling = config.is_polling;
   for (const BufferSpec& spec : config.send) share.send_bytes.push_back(spec.bytes);
   for (const BufferSpec& spec : config.recv) share.recv_bytes.push_back(spec.bytes);
   if (allocate_recv(config, owned_recv, share.recv_addrs, log) != Status::kOk) return log.status();
