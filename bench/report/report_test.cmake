@@ -247,6 +247,8 @@ if have_ompi and not re.search(r"<td class='(win|loss)( noisy)?'", verdict_html)
     fail("the verdict marks no cell as win or loss")
 if "4 ranks" not in verdict_html or "2 ranks" not in verdict_html:
     fail("the verdict has no table for 2 and 4 ranks")
+if not re.search(r"CPU placement probe [0-9]+-[0-9]+ ns one-way", verdict_html):
+    fail("the verdict does not give the range of the CPU placement probes")
 text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", html)
 text = re.sub(r"<[^>]+>", "\n", text)
 raw = re.findall(r"\[[0-9.]+, [0-9.]+|\['|\[\]|\{'|^None$|^# Version", text, re.M)

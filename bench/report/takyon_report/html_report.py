@@ -90,7 +90,7 @@ def _verdict(doc, cfg, cores):
     c = records_mod.verdict_counts(rows)
     parts = ["<h2 id='verdict'>Verdict: Takyon against Open MPI's best configuration</h2>",
              f"<p><b>{c['win']} win, {c['loss']} loss</b> ({c['uncertain']} of them uncertain, {c['noisy']} noisy), "
-             f"{c['not measured']} not measured. Each cell is takyon / the best Open MPI configuration <i>in this run</i> at that pattern, "
+             f"{c['not measured']} not measured{esc(records_mod.probe_text(rows))}. Each cell is takyon / the best Open MPI configuration <i>in this run</i> at that pattern, "
              f"rank count and size (the p50 figure, median over {cfg['reps']} interleaved repetitions): above 1 is "
              f"faster for bandwidth and message rate, below 1 is faster for latency. The goal of each row is in its "
              f"second column.</p>",

@@ -172,14 +172,14 @@ def summary_text(doc, cmp):
           file=out)
     c = records_mod.verdict_counts(doc["verdict"])
     print(f"  {c['win']} win, {c['loss']} loss; {c['uncertain']} of them uncertain, {c['noisy']} noisy; "
-          f"{c['not measured']} not measured", file=out)
+          f"{c['not measured']} not measured" + records_mod.probe_text(doc["verdict"]), file=out)
     for np, patterns in records_mod.verdict_grid(doc["verdict"]):
         print(f"\n  {np} ranks{' (more than cores: oversubscribed)' if np > (doc['machine']['cores'] or 1) else ''}",
               file=out)
-        print(f"  {'pattern':<34} {'goal':<28}" + "".join(f"{human_size(b):>13}" for b in records_mod.VERDICT_SIZES),
+        print(f"  {'pattern':<34} {'goal':<29}" + "".join(f"{human_size(b):>13}" for b in records_mod.VERDICT_SIZES),
               file=out)
         for label, goal_text, cells in patterns:
-            print(f"  {label:<34} {goal_text:<28}" + "".join(f"{records_mod.verdict_cell_text(r):>13}" for r in cells),
+            print(f"  {label:<34} {goal_text:<29}" + "".join(f"{records_mod.verdict_cell_text(r):>13}" for r in cells),
                   file=out)
     why = [r for r in doc["verdict"] if r["status"] == "failed"]
     for r in why:

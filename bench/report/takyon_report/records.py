@@ -287,6 +287,15 @@ def headlines(records, units, args):
     return rows
 
 
+def probe_text(rows):
+    """The CPU placement probes behind the verdict: '; CPU placement probe 38-45 ns one-way' (or '')."""
+    probes = [p for r in rows for p in r.get("probe_ns") or []]
+    if not probes:
+        return ""
+    return (f"; CPU placement probe {min(probes):.0f}-{max(probes):.0f} ns one-way (cache-line ping-pong "
+            f"before each MPI run{', the CPUs moved' if max(probes) >= 1.5 * min(probes) else ''})")
+
+
 def verdict_grid(rows):
     """The verdict as tables: [(np, [(pattern, goal text, cells)])], cells one per VERDICT_SIZES
     column (a collective without payload in the first), None where the pattern has no such size."""
