@@ -208,9 +208,8 @@ def render(doc, plots, records, units):
         rows.append([esc(LABELS.get(k, k.replace("_", " "))), shown])
     parts.append(table(["", ""], rows))
     parts.append("<h2 id='commands'>Commands</h2><p>The report:</p>"
-                 f"<pre>{esc(m['command_line'])}</pre><p>Each unit, run once per repetition (<code>&lt;csv&gt;</code> "
-                 "and <code>&lt;json&gt;</code> stand for the run's file under <code>runs/</code>; before each MPI run "
-                 "<code>takyon-bench --cpu-probe</code>):</p><pre>"
+                 f"<pre>{esc(m['command_line'])}</pre><p>Each unit, run once per repetition K (0, 1, ...) in the "
+                 "report's folder, each MPI run after <code>takyon-bench --cpu-probe</code>:</p><pre>"
                  + "\n".join(esc(u["command"]) for u in doc["units"]) + "</pre>")
     parts.append("<h2>Files</h2><p><code>takyon-report.json</code> (schema <code>takyon-report/1</code>, "
                  "<code>takyon-report.schema.json</code>), <code>takyon-report.csv</code>, <code>plots/*.png</code>, "

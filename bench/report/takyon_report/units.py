@@ -115,7 +115,9 @@ class MpiUnit(Unit):
             hint = " (Open MPI's mpicc was not found when Takyon was built)" if side == "ompi" else ""
             self.reason = f"benchmark program not built: {self.prog}{hint}"
 
-    def command(self, csv_path="<csv>"):
+    def command(self, csv_path=None):
+        """The run's command; by default with the CSV named as in runs/, K standing for the repetition."""
+        csv_path = csv_path or os.path.join("runs", f"{self.component}.{self.suite}.np{self.np}.repK.csv")
         a = self.args
         cores = os.cpu_count() or 1
         bind = "core" if self.np <= cores else "none"
@@ -182,7 +184,7 @@ class PathBenchUnit(Unit):
         if args.ucx_perftest and not self.ucx_perftest:
             self.info["ucx_perftest"] = "ucx_perftest not found (ucx-utils): no raw UCX comparison"
 
-    def command(self, json_path="<json>"):
+    def command(self, json_path=os.path.join("runs", "takyon-bench.repK.json")):
         a = self.args
         cmd = [self.bench, "--provider", a.providers, "--mode", a.path_mode, "--min-bytes", str(a.path_sizes[0]),
                "--max-bytes", str(a.path_sizes[1])]
