@@ -121,8 +121,9 @@ void allgather_ring(Schedule& s, const Blocks& blocks);
 // bytes in `recv` (p blocks, this rank's in place), then a local rotation.
 void allgather_bruck(Schedule& s, char* recv, std::size_t block);
 // allgather_recursive_doubling.cpp: log2 p exchanges of doubling halves (powers of two); other
-// rank counts use Bruck's doubling pattern, its generalization.
-void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block);
+// rank counts use Bruck's doubling pattern, its generalization. `send`: the own block, when it is not
+// in place yet (sent from there in round 0 while it is copied into place).
+void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block, const char* send = nullptr);
 
 // allgather_linear.cpp: one round: receive every block, send this rank's own to each (few ranks;
 // any block sizes). This rank's own block must already be in place.

@@ -28,6 +28,10 @@ void allgather_bruck(Schedule& s, char* recv, std::size_t block) {
 }
 
 void allgather_bruck(Schedule& s, const CollArgs& a) {
+  if (a.send != nullptr) {  // the own block into place first
+    s.copy(a.send, a.recv + std::size_t(s.rank()) * a.block, a.block);
+    s.next_round();
+  }
   allgather_bruck(s, a.recv, a.block);
 }
 

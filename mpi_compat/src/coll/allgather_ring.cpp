@@ -21,6 +21,10 @@ void allgather_ring(Schedule& s, const Blocks& blocks) {
 }
 
 void allgather_ring(Schedule& s, const CollArgs& a) {
+  if (a.send != nullptr) {  // the own block into place first
+    s.copy(a.send, a.recv + std::size_t(s.rank()) * a.block, a.block);
+    s.next_round();
+  }
   allgather_ring(s, equal_blocks(a.recv, a.block, s.size()));
 }
 

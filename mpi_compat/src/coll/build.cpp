@@ -470,12 +470,12 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
   auto n = std::size_t(recvcount);
   if (!vec) {
     // Equal blocks: one packed buffer of p blocks, rank i's at i * block.
+    // The own block is not copied first: the algorithm sends it from the send buffer while it copies
+    // it into place (a peer then reads lines nobody just wrote, and the copy overlaps the transfers).
     std::size_t block = n * type_size(recvtype);
     char* recv = v.out(recvbuf, std::size_t(p) * n, recvtype, in_place);
-    if (!in_place)
-      s->copy(v.in(sendbuf, std::size_t(sendcount), sendtype), recv + std::size_t(me) * block, block);
-    s->next_round();
     CollArgs a;
+    a.send = in_place ? nullptr : v.in(sendbuf, std::size_t(sendcount), sendtype);
     a.recv = recv;
     a.block = block;
     select_allgather(block, p, fn).run(*s, a);

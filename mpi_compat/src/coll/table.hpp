@@ -39,7 +39,8 @@ enum class Coll : std::uint8_t {
 ///                   root's receive blocks, one per rank, block bytes each), block, root
 ///   scatter         own_out (this rank's receive block; nullptr in place at the root), own_bytes,
 ///                   blocks (the root's send blocks), block, root
-///   allgather       recv (p blocks of block bytes, rank i's at i * block; this rank's already there)
+///   allgather       recv (p blocks of block bytes, rank i's at i * block), send (this rank's block,
+///                   which the algorithm puts into place; nullptr: in place, already there)
 ///   alltoall        send, recv (p blocks of block bytes each)
 struct CollArgs {
   char* buf = nullptr;
