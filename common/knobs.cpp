@@ -233,9 +233,12 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
     bytes("TAKYON_MPI_COLL_FLAT_MAX", L::kMpiCollectives, "4K", 0, 4 * kKiB,
           "flat collectives up to this many bytes published per rank (at most the inbox's 4 KiB)",
           kMeasuredOnSmallNode),
-    bytes("TAKYON_MPI_COLL_FLAT_MAX_TWO_RANKS", L::kMpiCollectives, "1K", 0, 4 * kKiB,
-          "on two ranks, flat bcast, allreduce and allgather only up to this many bytes",
-          "one message each way beats publishing from about 2 KiB on"),
+    bytes("TAKYON_MPI_COLL_FLAT_MAX_TWO_RANKS", L::kMpiCollectives, "16K", 0, 256 * kKiB,
+          "on two ranks, flat collectives up to this many bytes published per rank (reduce and "
+          "reduce-scatter: FLAT_MAX); above 4 KiB only in the lowest context slots, whose flat buffers "
+          "hold 256 KiB",
+          "publishing beats a message each way up to about 16 KiB, except for reductions, where each "
+          "rank reads both whole vectors"),
     bytes("TAKYON_MPI_COLL_FLAT_MAX_OVERSUBSCRIBED", L::kMpiCollectives, "64K", 0, 256 * kKiB,
           "with more ranks than cores (and more than 2), flat collectives up to this many bytes",
           "a publishing rank leaves at once and a reader copies when it gets a core, where a rendezvous "

@@ -188,13 +188,13 @@ bool select_flat(Coll k, std::size_t bytes, int p, const char* fn) {
   const int f = forced_choice(k, fn);
   if (f >= 0) return f == algorithm_count(k);  // "shm", after the table's algorithms
   if (p > th().flat_max_ranks) return false;
-  const bool one_exchange = k == Coll::kBcast || k == Coll::kAllreduce || k == Coll::kAllgather;
   if (p > 2 && node_oversubscribed()) {
     const bool p_blocks = k == Coll::kScatter || k == Coll::kAlltoall;  // bytes: p blocks
     return p_blocks ? bytes / std::size_t(p) <= th().flat_max_oversubscribed_block
                     : bytes <= th().flat_max_oversubscribed;
   }
-  return bytes <= (p == 2 && one_exchange ? th().flat_max_two_ranks : th().flat_max);
+  const bool reduces = k == Coll::kReduce || k == Coll::kReduceScatter;
+  return bytes <= (p == 2 && !reduces ? th().flat_max_two_ranks : th().flat_max);
 }
 
 const Algorithm& select_gather(std::size_t block, int p, const char* fn) {
