@@ -15,16 +15,13 @@
 #include "ucx_fd_budget.hpp"
 
 namespace takyon::detail {
-namespace {
-
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the Ucx greeting is little-endian");
-
-constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '1'};
 
 /// The fixed part of the greeting; the body follows: send sizes, receive sizes, receive
 /// addresses (uint64 each), the worker address, then the packed key of the control area and of
-/// each receive buffer (uint32 length + bytes; length 0 for a zero-byte buffer).
-struct GreetingHead {
+/// each receive buffer (uint32 length + bytes; length 0 for a zero-byte buffer). Outside the
+/// anonymous namespace: UcxEndpoint::PeerGreeting, a member of a class with external linkage,
+/// holds one (GCC's -Wsubobject-linkage in unity builds).
+struct UcxGreetingHead {
   char magic[8];
   uint32_t side;
   uint32_t polling;
@@ -35,7 +32,14 @@ struct GreetingHead {
   uint64_t control_addr;
   uint64_t body_bytes;
 };
-static_assert(sizeof(GreetingHead) == 48);
+static_assert(sizeof(UcxGreetingHead) == 48);
+
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the Ucx greeting is little-endian");
+
+constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '1'};
+using GreetingHead = UcxGreetingHead;
 
 struct Verdict {
   char word[8];  // "OK" or "REFUSE"
