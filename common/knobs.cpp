@@ -218,7 +218,7 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
           "MPI_Gather/MPI_Scatter: a binomial tree for blocks up to this size (from BINOMIAL_MIN_RANKS "
           "ranks), linear above",
           "the tree saves the root messages at the cost of forwarding blocks"),
-    integer("TAKYON_MPI_COLL_ROOTED_BINOMIAL_MIN_RANKS", L::kMpiCollectives, "4", 0, 1 << 20,
+    integer("TAKYON_MPI_COLL_ROOTED_BINOMIAL_MIN_RANKS", L::kMpiCollectives, "5", 0, 1 << 20,
             "MPI_Scatter: the binomial tree only from this many ranks (MPI_Gather: above "
             "LINEAR_MAX_RANKS)",
             kMeasuredOnSmallNode),
