@@ -189,7 +189,7 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
           "the tree sends the whole message log2 p times, scatter + allgather about twice it in more rounds"),
     integer("TAKYON_MPI_COLL_BCAST_SCATTER_ALLGATHER_MIN_RANKS", L::kMpiCollectives, "5", 0, 1 << 20,
             "MPI_Bcast: scatter + allgather only from this many ranks", kMeasuredOnSmallNode),
-    bytes("TAKYON_MPI_COLL_BCAST_LINEAR_MAX", L::kMpiCollectives, "64K", 0, 64 * kGiB,
+    bytes("TAKYON_MPI_COLL_BCAST_LINEAR_MAX", L::kMpiCollectives, "512K", 0, 64 * kGiB,
           "MPI_Bcast: linear up to this many bytes on up to LINEAR_MAX_RANKS ranks",
           "the tree's forwarding rank may not be running when ranks share cores"),
     bytes("TAKYON_MPI_COLL_REDUCE_LINEAR_MAX", L::kMpiCollectives, "64K", 0, 64 * kGiB,
