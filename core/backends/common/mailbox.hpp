@@ -5,9 +5,7 @@
 // the message count, size and offset into it; the receiver writes its consumed count into the same
 // line right after reading it. A message of up to kInlineBytes travels inside the slot itself and
 // the receiver copies it into its receive buffer at the offset: one cache line handed over each
-// way, where a message in the buffer costs the buffer's lines too. The sender takes the slot with
-// a prefetch for ownership before it looks at the consumed count, so reading and then writing the
-// line costs one coherence transaction, not a read and then an upgrade. Waiting spins (polling)
+// way, where a message in the buffer costs the buffer's lines too. Waiting spins (polling)
 // or spins briefly then sleeps on a futex (event driven, AdaptiveSpin); the writer wakes a sleeper
 // only when the sleeper advertised itself in the slot, and pays for the store-load fence that
 // this needs only when the peer endpoint is event driven, so polling paths make no system calls
@@ -83,9 +81,6 @@ class Mailbox {
   /// free). kOk, kTimedOut, kDisconnected.
   Status wait_send_slot(int k, Deadline start, ErrorLog& log) {
     MailboxSlot& slot = peer_.recv_slots[k];
-    // Ask for the line in exclusive state: the post that follows then writes it without another
-    // coherence transaction.
-    prefetch_for_write(&slot);
     // The receiver's consumed count is posted - 1 or posted, so 32 bits compare exactly.
     if (slot.consumed.load(std::memory_order_acquire) == posted_[k]) [[likely]]
       return Status::kOk;
@@ -184,13 +179,6 @@ class Mailbox {
     if (slot.recver_sleeping.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
       sys::futex_wake(reinterpret_cast<const uint32_t*>(&slot.posted), INT32_MAX, shared_);
     }
-  }
-  static void prefetch_for_write(const void* line) noexcept {
-#if defined(__x86_64__)
-    asm volatile("prefetchw %0" ::"m"(*static_cast<const char*>(line)));  // a NOP where unsupported
-#else
-    __builtin_prefetch(line, 1, 3);
-#endif
   }
   // The last 1..7 bytes of an inline message as one word, without reading past them.
   static uint64_t load_tail(const std::byte* p, size_t n) noexcept {
