@@ -127,7 +127,7 @@ TEST(Knobs, FlagsAndChoices) {
   }
   // A forced algorithm's choices come from common/coll_algorithms.def: "auto", the rows, "shm".
   EXPECT_STREQ(knob_choices(knob(KnobId::kCollBcast)), "auto|binomial|scatter_allgather|linear|shm");
-  EXPECT_STREQ(knob_choices(knob(KnobId::kCollReduceScatter)), "auto|allreduce|ring");
+  EXPECT_STREQ(knob_choices(knob(KnobId::kCollReduceScatter)), "auto|allreduce|ring|shm");
   {
     ScopedEnv e("TAKYON_MPI_UCX_IP", "10.1.2.3");  // text: taken as it is
     EXPECT_EQ(knob_text(KnobId::kMpiUcxIp), "10.1.2.3");
