@@ -20,7 +20,8 @@
 //          one copy, once nothing this rank cleared for the pipeline is still streaming from that peer (process_vm_readv, or memcpy where the buffer is in the
 //          sender's shared heap, shm/heap.hpp, mapped here) and answered with kAck; if the kernel
 //          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
-//   split  a lone kRts of at least TAKYON_MPI_CMA_SPLIT_MIN bytes, when every rank has a core: both
+//   split  a kRts of at least TAKYON_MPI_CMA_SPLIT_MIN bytes, lone or of a one-way window (the
+//          receiver sends nothing to that peer), when every rank has a core: both
 //          ranks copy half at once. The receiver reads the first page (proving CMA works), answers
 //          kCts with kFlagSplit (its buffer's address and the split point), reads the head; the sender
 //          writes the tail into the receiver's memory (process_vm_writev, or memcpy into its shared

@@ -42,8 +42,11 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   auto single_size = [&] {
     return wanted <= tuning().cma_max_bytes || heap_view(p, addr, wanted) != nullptr;
   };
-  if (solo && !r->pipelined && cma_split_ && p.copy.cma && !p.path && wanted >= tuning().cma_split_min &&
-      single_size() && p.rndv.streaming_in.empty() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
+  // The split: lone messages, and those of a one-way window (this rank sends nothing to that peer,
+  // so the sender only waits for its window's acknowledgements and has a core to copy with).
+  if ((solo || p.rndv.awaiting.empty()) && !r->pipelined && cma_split_ && p.copy.cma && !p.path &&
+      wanted >= tuning().cma_split_min && single_size() && p.rndv.streaming_in.empty() &&
+      read_range(p, r, addr, 0, kCmaProbeBytes)) {
     // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
     // quarter when only this rank has local work of its own to do meanwhile (r->local_work:
     // gather's root), three quarters when only the sender has (kFlagBusy: scatter's root); only the
