@@ -38,7 +38,7 @@ namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the Ucx greeting is little-endian");
 
-constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '1'};
+constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '2'};
 using GreetingHead = UcxGreetingHead;
 
 struct Verdict {
@@ -58,11 +58,20 @@ constexpr uint64_t kMaxBody = 1ull << 30;
 /// sender's receive buffers that are free again (`ncredits` uint32 indexes follow).
 struct AmHeader {
   uint32_t buffer;
-  uint32_t ncredits;
+  uint16_t ncredits;
+  uint16_t flags;  // kPlaced
   uint64_t bytes;
   uint64_t offset;
 };
 static_assert(sizeof(AmHeader) == 24);
+/// The message is already in the receive buffer: the sender, which maps it, copied it there before
+/// sending this header (no payload follows).
+constexpr uint16_t kPlaced = 1;
+/// From this size up, a sender that maps the peer's receive buffer copies the message there itself
+/// and sends only the header: one copy, where an eager active message costs two (into UCX's
+/// shared-memory FIFO and out of it) and UCX 1.13's rendezvous over sysv/posix pipelines the data
+/// through the FIFO the same way. Below it the message rides in the header's FIFO entry.
+constexpr uint64_t kPlaceMinBytes = 256;
 constexpr uint32_t kNoBuffer = UINT32_MAX;   // credits only
 constexpr uint32_t kHello = UINT32_MAX - 1;  // create: the connection works
 constexpr size_t kHelloBytes = 1024;         // an eager copied message on every UCX transport
@@ -259,7 +268,7 @@ Status UcxEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
 }
 
 Status UcxEndpoint::send_hello() {
-  put(hello_header_, AmHeader{kHello, 0, 0, 0});
+  put(hello_header_, AmHeader{kHello, 0, 0, 0, 0});
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   p.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -653,7 +662,11 @@ Status UcxEndpoint::choose_protocol(const EndpointConfig& config, const PeerGree
     Mailbox::Side theirs_side{reinterpret_cast<MailboxHeader*>(peer_control),
                               reinterpret_cast<MailboxSlot*>(peer_control + sizeof(MailboxHeader))};
     mailbox_ = std::make_unique<Mailbox>(my_side, theirs_side, static_cast<int>(config.send.size()),
-                                         static_cast<int>(config.recv.size()), true, options_.polling, this);
+                                         static_cast<int>(config.recv.size()), true, options_.polling, this,
+                                         peer.head.polling != 0);
+  } else if (can_map) {
+    // am over shared memory: larger messages are copied into place (kPlaced).
+    peer_recv_.erase(peer_recv_.begin());
   } else {
     peer_recv_.clear();
   }
@@ -709,7 +722,17 @@ ucs_status_t UcxEndpoint::handle_data(const void* header, size_t header_length, 
     return UCS_OK;
   }
   const uint32_t b = h.buffer;
-  if (b >= state_.size() || h.bytes != length || h.offset > recv_size_[b] ||
+  const bool placed = (h.flags & kPlaced) != 0;
+  // A placed message may come before this side read the peer's kReadyCanMap (create is still
+  // finishing here while the peer already sends), so only the header's form is checked.
+  if (h.flags > kPlaced || (placed && length != 0)) {
+    protocol_error(Status::kProtocol,
+                   strf("the peer sent a message header with flags 0x%x and %zu bytes of data, which this "
+                        "endpoint does not take",
+                        static_cast<unsigned>(h.flags), length));
+    return UCS_OK;
+  }
+  if (b >= state_.size() || (!placed && h.bytes != length) || h.offset > recv_size_[b] ||
       h.bytes > recv_size_[b] - h.offset) {
     protocol_error(
         Status::kProtocol,
@@ -728,6 +751,10 @@ ucs_status_t UcxEndpoint::handle_data(const void* header, size_t header_length, 
   std::byte* dest = recv_regions_[b].addr + h.offset;
   arrived_bytes_[b] = h.bytes;
   arrived_offset_[b] = h.offset;
+  if (placed) {  // copied into place by the sender before it sent this header
+    state_[b] = kArrived;
+    return UCS_OK;
+  }
   if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0) {
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -773,9 +800,13 @@ void UcxEndpoint::on_rndv_done(void* request, ucs_status_t status, size_t length
 Status UcxEndpoint::send_credits() {
   while (!owed_credits_.empty()) {
     const size_t n = std::min<size_t>(owed_credits_.size(), kMaxPiggyback);
-    std::vector<std::byte> header;
-    put(header, AmHeader{kNoBuffer, static_cast<uint32_t>(n), 0, 0});
-    for (size_t i = 0; i < n; ++i) put(header, owed_credits_[i]);
+    // Reused while sends complete at once (they usually do): a pending send takes the header
+    // with it, since UCX reads it until the send completes.
+    std::vector<std::byte>& header = credit_header_;
+    const AmHeader h{kNoBuffer, static_cast<uint16_t>(n), 0, 0, 0};
+    header.resize(sizeof(h) + 4 * n);
+    std::memcpy(header.data(), &h, sizeof(h));
+    std::memcpy(header.data() + sizeof(h), owed_credits_.data(), 4 * n);
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -790,21 +821,24 @@ Status UcxEndpoint::send_credits() {
   return Status::kOk;
 }
 
-Status UcxEndpoint::send_am(int buffer, const SendArgs& args) {
+Status UcxEndpoint::send_am(int buffer, const SendArgs& args, bool placed) {
   std::byte* header = send_headers_[buffer].data();
   const size_t ncredits = std::min(owed_credits_.size(), kMaxPiggyback);
-  const AmHeader h{static_cast<uint32_t>(buffer), static_cast<uint32_t>(ncredits), args.bytes,
-                   args.dest_offset};
+  const AmHeader h{static_cast<uint32_t>(buffer), static_cast<uint16_t>(ncredits),
+                   placed ? kPlaced : uint16_t{0}, args.bytes, args.dest_offset};
   std::memcpy(header, &h, sizeof(h));
   if (ncredits != 0) std::memcpy(header + sizeof(h), owed_credits_.data(), 4 * ncredits);
   const Region& region = send_regions_[buffer];
   ucp_request_param_t p{};
-  if (region.memh != nullptr) {
+  // No memory handle without data: UCX 1.13 would keep a reference to it that nothing returns
+  // (ucp_cleanup then aborts on a region still in use).
+  if (region.memh != nullptr && !placed) {
     p.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMH;
     p.memh = region.memh;
   }
-  void* request = ucp_am_send_nbx(ep_, kAmId, header, sizeof(h) + 4 * ncredits, region.addr + args.src_offset,
-                                  args.bytes, &p);
+  void* request =
+      ucp_am_send_nbx(ep_, kAmId, header, sizeof(h) + 4 * ncredits,
+                      placed ? nullptr : region.addr + args.src_offset, placed ? 0 : args.bytes, &p);
   if (UCS_PTR_IS_ERR(request)) {
     return TAKYON_FAIL(log_, Status::kDisconnected, "ucp_am_send_nbx of %llu bytes to %s failed: %s",
                        static_cast<unsigned long long>(args.bytes), stream_.peer.c_str(),
@@ -817,8 +851,14 @@ Status UcxEndpoint::send_am(int buffer, const SendArgs& args) {
   return Status::kOk;
 }
 
-void UcxEndpoint::progress() {
-  while (ucp_worker_progress(worker_) != 0) {
+void UcxEndpoint::progress(bool drain) {
+  // One pass while a wait loops anyway: the message it waits for is seen at once, not after a
+  // second, empty pass over every transport.
+  if (drain) {
+    while (ucp_worker_progress(worker_) != 0) {
+    }
+  } else {
+    (void)ucp_worker_progress(worker_);
   }
   if (!control_sends_.empty()) [[unlikely]] {
     std::erase_if(control_sends_, [&](ControlSend& c) {
@@ -838,26 +878,35 @@ template <typename Ready>
 Status UcxEndpoint::wait(Ready ready, Deadline deadline, Wait what, int buffer) {
   // The peer may be waiting for these, and a waiting endpoint has nothing to piggyback them on.
   if (!owed_credits_.empty() && send_credits() != Status::kOk) return log_.status();
-  int64_t spin_since = now_ns();
-  for (;;) {
+  // A polling wait for data looks at the clock (deadline, stream, yielding) only every 64th
+  // progress: a message that arrives within a few microseconds is taken without a clock read.
+  const bool quick =
+      options_.polling && !deadline.is_immediate() && what != Wait::kConnect && what != Wait::kClose;
+  int64_t spin_since = quick ? -1 : now_ns();
+  for (uint32_t spins = 1;; ++spins) {
     progress();
     if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
     if (ready()) return Status::kOk;
+    if (quick && (spins & 63u) != 0) {
+      cpu_relax();
+      continue;
+    }
+    if (spin_since < 0) spin_since = now_ns();
     // Create and destroy wait on the peer's codes on the stream: read it on every step then.
     if (what == Wait::kConnect || what == Wait::kClose) next_stream_check_ns_ = 0;
     const Status stepped = wait_step(deadline, spin_since);
     if (stepped == Status::kTimedOut) {
-      progress();
+      progress(true);
       return ready() ? Status::kOk : Status::kTimedOut;
     }
     if (stepped == Status::kDisconnected && eof_) {
-      progress();  // what arrived before the peer left is still delivered
+      progress(true);  // what arrived before the peer left is still delivered
       if (failure_ == Status::kOk && ready()) return Status::kOk;
       return peer_gone(what, buffer);
     }
     if (stepped != Status::kOk) return stepped;
     if (peer_closed_ && what != Wait::kClose) {
-      progress();  // a message sent before the peer destroyed its endpoint is still delivered
+      progress(true);  // a message sent before the peer destroyed its endpoint is still delivered
       if (failure_ == Status::kOk && ready()) return Status::kOk;
       return peer_gone(what, buffer);
     }
@@ -996,8 +1045,13 @@ Status UcxEndpoint::send(const SendArgs& args) {
   if (mapped_) {
     const Status free = mailbox_->wait_send_slot(k, args.start, log_);
     if (free != Status::kOk) return free;
-    if (args.bytes != 0)
-      std::memcpy(peer_recv_[k] + args.dest_offset, send_regions_[k].addr + args.src_offset, args.bytes);
+    // A small message travels inside the notification line: one cache line handed over, where
+    // a message in the buffer costs the buffer's line too (the receiver copies it into place).
+    if (args.bytes <= kInlineBytes) {
+      mailbox_->post_inline(k, send_regions_[k].addr + args.src_offset, args.bytes, args.dest_offset);
+      return Status::kOk;
+    }
+    std::memcpy(peer_recv_[k] + args.dest_offset, send_regions_[k].addr + args.src_offset, args.bytes);
     mailbox_->post(k, args.bytes, args.dest_offset);
     return Status::kOk;
   }
@@ -1009,7 +1063,12 @@ Status UcxEndpoint::send(const SendArgs& args) {
       if (free != Status::kOk) return free;
     }
   }
-  if (send_am(k, args) != Status::kOk) return log_.status();
+  // Over shared memory, when this side maps the peer's receive buffer, a larger message is copied
+  // straight into it; the active message that follows carries only the header.
+  const bool placed = args.bytes >= kPlaceMinBytes && !peer_recv_.empty() && peer_recv_[k] != nullptr;
+  if (placed)
+    std::memcpy(peer_recv_[k] + args.dest_offset, send_regions_[k].addr + args.src_offset, args.bytes);
+  if (send_am(k, args, placed) != Status::kOk) return log_.status();
   if (!args.blocking || send_req_[k] == nullptr) return Status::kOk;
   return is_send_finished(k, Deadline::after(args.finish_timeout));
 }
@@ -1039,7 +1098,8 @@ Status UcxEndpoint::is_send_finished(int buffer, Deadline finish) {
 }
 
 Status UcxEndpoint::recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) {
-  if (mapped_) return mailbox_->receive(buffer, start, recv_size_[buffer], out, log_);
+  if (mapped_)
+    return mailbox_->receive(buffer, start, recv_size_[buffer], recv_regions_[buffer].addr, out, log_);
   uint8_t& state = state_[buffer];
   if (state != kArrived) {
     progress();

@@ -11,13 +11,16 @@
 // Two data protocols, chosen per path at create (docs/providers.md says when each is used):
 //   - map: when UCX can map every peer receive buffer into this process (ucp_rkey_ptr succeeds:
 //     sysv/posix shared memory, which is what ucp_put does on those transports), a send is one
-//     memcpy into the peer's buffer and a notification through the shared-memory mailbox (spin or
-//     futex), with no UCX call on the data path;
+//     memcpy into the peer's buffer (or, up to 40 bytes, into the notification line itself) and a
+//     notification through the shared-memory mailbox (spin or futex), with no UCX call on the
+//     data path;
 //   - am: otherwise, a send is one UCX active message whose header names the buffer, size and
 //     offset. Small messages arrive eagerly and are copied from UCX's receive buffer into the
 //     Takyon buffer; large ones use rendezvous and land in the registered receive buffer with no
-//     intermediate copy (ucp_am_recv_data_nbx). Per-buffer credits (a sender waits while the peer
-//     holds an unreceived message) ride on the next message or go alone before this side waits.
+//     intermediate copy (ucp_am_recv_data_nbx). A sender that maps the peer's buffers (am forced
+//     over shared memory) copies larger messages into place itself and sends the header alone.
+//     Per-buffer credits (a sender waits while the peer holds an unreceived message) ride on the
+//     next message or go alone before this side waits.
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -98,12 +101,14 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
                            const ucp_am_recv_param_t* param);
   void protocol_error(Status status, std::string text);
   Status send_credits();
-  Status send_am(int buffer, const SendArgs& args);
+  /// `placed`: the message is already in the peer's buffer; only the header goes.
+  Status send_am(int buffer, const SendArgs& args, bool placed);
   /// Progresses until `ready()` or the deadline (kTimedOut), checking the peer all along.
   template <typename Ready>
   Status wait(Ready ready, Deadline deadline, Wait what, int buffer);
   Status wait_step(Deadline deadline, int64_t& spin_since);
-  void progress();
+  /// One ucp_worker_progress pass, or (drain) passes until UCX has nothing more; then reaps credit sends.
+  void progress(bool drain = false);
 
   // Liveness and close over the stream.
   bool alive(std::string& why) override;  // PeerMonitor (also used by the am protocol)
@@ -150,6 +155,7 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
     void* request;
   };
   std::vector<ControlSend> control_sends_;  // credit messages not yet completed
+  std::vector<std::byte> credit_header_;    // the next credit message's header
 
   std::vector<std::byte> hello_header_;
   std::vector<std::byte> hello_payload_;
