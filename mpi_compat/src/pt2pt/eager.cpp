@@ -49,7 +49,7 @@ bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std
   cell->bytes = std::uint32_t(bytes);
   shm::copy_payload(cell + 1, buf, bytes);
   p.out.publish(cell);
-  stream_hint(p);
+  stream_hint(p, bytes);
   return true;
 }
 

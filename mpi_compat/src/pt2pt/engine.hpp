@@ -17,9 +17,10 @@
 //          sender streams the data through the pair's bulk pipeline in kCts order (on a path channel:
 //          as kData frames in the same ordered stream as every other frame). A kRts over shm (lone,
 //          kFlagSolo, or one of a window) is instead read by the receiver from the sender's memory in
-//          one copy, once nothing this rank cleared for the pipeline is still streaming from that peer (process_vm_readv, or memcpy where the buffer is in the
-//          sender's shared heap, shm/heap.hpp, mapped here) and answered with kAck; if the kernel
-//          refuses, that peer falls back to the pipeline for good. TAKYON_MPI_CMA=0: never.
+//          one copy, once nothing this rank cleared for the pipeline is still streaming from that peer
+//          (process_vm_readv, or memcpy where the buffer is in the sender's shared heap, shm/heap.hpp, mapped
+//          here) and answered with kAck; if the kernel refuses, that peer falls back to the pipeline for
+//          good. TAKYON_MPI_CMA=0: never.
 //   split  a kRts of at least TAKYON_MPI_CMA_SPLIT_MIN bytes, lone or of a one-way window (the
 //          receiver sends nothing to that peer), when every rank has a core: both
 //          ranks copy half at once. The receiver reads the first page (proving CMA works), answers
@@ -229,9 +230,9 @@ class Engine {
   void warm_bulk(Peer& p, bool out);
   /// After a message went into p's ring: if nothing arrived from p since the previous send (a stream,
   /// not a ping-pong), claims the ring's next cell ahead (RingProducer::prefetch_ahead).
-  static void stream_hint(Peer& p) {
+  static void stream_hint(Peer& p, std::size_t bytes = 0) {
     std::uint32_t in = p.in.taken();
-    if (in == p.in_at_last_send) p.out.prefetch_ahead();
+    if (in == p.in_at_last_send) p.out.prefetch_ahead(bytes);
     p.in_at_last_send = in;
   }
   template <FrameProducer Chan>

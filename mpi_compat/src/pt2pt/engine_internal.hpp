@@ -92,7 +92,7 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
       out.publish(cell);
     } else {
       out.publish(cell);
-      if constexpr (std::is_same_v<Chan, shm::RingProducer>) stream_hint(p);
+      if constexpr (std::is_same_v<Chan, shm::RingProducer>) stream_hint(p, r->bytes);
       complete(r);
     }
   } else {

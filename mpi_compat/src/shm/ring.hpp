@@ -5,6 +5,8 @@
 // cached view says the ring is full.
 #pragma once
 
+#include <cstddef>
+
 #include "shm/layout.hpp"
 
 namespace takyon::mpi::shm {
@@ -33,18 +35,26 @@ class RingProducer {
     return cell_bytes_ - std::uint32_t(sizeof(CellHeader));
   }
   [[nodiscard]] bool valid() const { return cells_ != nullptr; }
-  /// Starts taking the first line of the cell after the next one for writing (PREFETCHW), so that a
-  /// stream of sends does not wait for each cell's line to come back from the consumer's cache one
+  /// Starts taking the lines of the cell after the next one for writing (PREFETCHW), so that a
+  /// stream of sends does not wait for each cell's lines to come back from the consumer's cache one
   /// at a time: small windowed sends go out at a markedly higher rate. Not for a ping-pong, where
   /// the consumer polls these lines and the prefetch slows each hop (Engine::stream_hint decides).
-  void prefetch_ahead() const {
-    const char* line = cells_ + std::size_t((head_ + 1) & mask_) * cell_bytes_;
+  /// `bytes`: the payload just sent; as many lines of that cell as such a message fills are taken
+  /// (a window's messages tend to have one size), at most kPrefetchLines.
+  void prefetch_ahead(std::size_t bytes = 0) const {
+    const char* cell = cells_ + std::size_t((head_ + 1) & mask_) * cell_bytes_;
+    std::size_t lines = (sizeof(CellHeader) + bytes + 63) / 64;
+    if (lines > kPrefetchLines) lines = kPrefetchLines;
+    for (std::size_t i = 0; i < lines; ++i) {
+      const char* line = cell + 64 * i;
 #if defined(__x86_64__)
-    asm volatile("prefetchw %0" : : "m"(*line));
+      asm volatile("prefetchw %0" : : "m"(*line));
 #else
-    __builtin_prefetch(line, 1, 3);
+      __builtin_prefetch(line, 1, 3);
 #endif
+    }
   }
+  static constexpr std::size_t kPrefetchLines = 16;
 
  private:
   char* cells_ = nullptr;
