@@ -188,10 +188,10 @@ Status Mailbox::bad_announcement(int k, uint64_t bytes, uint64_t offset, uint64_
 }
 
 Status Mailbox::bad_inline(int k, uint64_t bytes, ErrorLog& log) {
-  return TAKYON_FAIL(log, Status::kProtocol,
-                     "the peer sent %llu bytes inside the mailbox slot of receive buffer %d, which %s",
-                     static_cast<unsigned long long>(bytes), k,
-                     bytes > kInlineBytes ? "holds at most 40" : "this provider never does");
+  return TAKYON_FAIL(
+      log, Status::kProtocol, "the peer sent %llu bytes inside the mailbox slot of receive buffer %d, %s",
+      static_cast<unsigned long long>(bytes), k,
+      bytes > kInlineBytes ? "which holds at most 40" : "a buffer with no memory to copy them to");
 }
 
 void Mailbox::close() {

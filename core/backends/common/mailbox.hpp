@@ -145,11 +145,6 @@ class Mailbox {
     }
     return Status::kOk;
   }
-  /// receive() for a peer that never sends inside the slot (the Ucx map protocol).
-  Status receive(int k, Deadline start, uint64_t recv_bytes, RecvResult& out, ErrorLog& log) {
-    return receive(k, start, recv_bytes, nullptr, out, log);
-  }
-
   /// Announces that this endpoint is closing and wakes every peer thread that sleeps on it.
   void close();
   [[nodiscard]] bool peer_closing() const noexcept {

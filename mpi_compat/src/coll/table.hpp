@@ -15,8 +15,8 @@
 
 namespace takyon::mpi {
 
-/// The collectives that have algorithms to choose from (the first eight also have a flat form:
-/// coll/flat.hpp), in common/coll_algorithms.def's order.
+/// The collectives that have algorithms to choose from (all also have a flat form: coll/flat.hpp),
+/// in common/coll_algorithms.def's order.
 enum class Coll : std::uint8_t {
   kBarrier,
   kBcast,
