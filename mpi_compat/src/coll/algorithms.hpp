@@ -114,20 +114,20 @@ void scatter_linear(Schedule& s, char* own, std::size_t own_bytes, const Blocks&
 void gather_binomial(Schedule& s, const char* own, char* recv, std::size_t block, int root);
 void scatter_binomial(Schedule& s, const char* send, char* own, std::size_t block, int root);
 
+// The allgathers take this rank's own block in place, or from `own` (not in place: sent from there
+// and copied into place meanwhile).
 // allgather_ring.cpp: p-1 steps, each rank forwards the block it received last (any block sizes).
-// This rank's own block must already be in place.
-void allgather_ring(Schedule& s, const Blocks& blocks);
+void allgather_ring(Schedule& s, const Blocks& blocks, const char* own = nullptr);
 // allgather_bruck.cpp: ceil(log2 p) rounds of doubling exchanges (Bruck), equal blocks of `block`
-// bytes in `recv` (p blocks, this rank's in place), then a local rotation.
-void allgather_bruck(Schedule& s, char* recv, std::size_t block);
+// bytes in `recv` (p blocks), then a local rotation.
+void allgather_bruck(Schedule& s, char* recv, std::size_t block, const char* own = nullptr);
 // allgather_recursive_doubling.cpp: log2 p exchanges of doubling halves (powers of two); other
-// rank counts use Bruck's doubling pattern, its generalization. `send`: the own block, when it is not
-// in place yet (sent from there in round 0 while it is copied into place).
-void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block, const char* send = nullptr);
+// rank counts use Bruck's doubling pattern, its generalization.
+void allgather_recursive_doubling(Schedule& s, char* recv, std::size_t block, const char* own = nullptr);
 
 // allgather_linear.cpp: one round: receive every block, send this rank's own to each (few ranks;
-// any block sizes). This rank's own block must already be in place.
-void allgather_linear(Schedule& s, const Blocks& blocks);
+// any block sizes).
+void allgather_linear(Schedule& s, const Blocks& blocks, const char* own = nullptr);
 
 // alltoall_pairwise.cpp: p-1 steps; at step k send to r+k and receive from r-k (any block sizes).
 void alltoall_pairwise(Schedule& s, const Blocks& send, const Blocks& recv);

@@ -9,11 +9,11 @@
 
 namespace takyon::mpi {
 
-void allgather_bruck(Schedule& s, char* recv, std::size_t block) {
+void allgather_bruck(Schedule& s, char* recv, std::size_t block, const char* own) {
   int p = s.size();
   int r = s.rank();
   char* tmp = s.scratch(std::size_t(p) * block);
-  s.copy(recv + std::size_t(r) * block, tmp, block);
+  s.copy(own != nullptr ? own : recv + std::size_t(r) * block, tmp, block);
   s.next_round();
   for (int dist = 1; dist < p; dist <<= 1) {
     auto n = std::size_t(std::min(dist, p - dist));
@@ -28,11 +28,7 @@ void allgather_bruck(Schedule& s, char* recv, std::size_t block) {
 }
 
 void allgather_bruck(Schedule& s, const CollArgs& a) {
-  if (a.send != nullptr) {  // the own block into place first
-    s.copy(a.send, a.recv + std::size_t(s.rank()) * a.block, a.block);
-    s.next_round();
-  }
-  allgather_bruck(s, a.recv, a.block);
+  allgather_bruck(s, a.recv, a.block, a.send);
 }
 
 }  // namespace takyon::mpi

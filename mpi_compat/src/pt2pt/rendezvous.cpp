@@ -42,11 +42,18 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   auto single_size = [&] {
     return wanted <= tuning().cma_max_bytes || heap_view(p, addr, wanted) != nullptr;
   };
+  // This rank may read the sender's buffer itself: a shared-memory peer whose memory CMA (or the
+  // heap) has reached so far, and nothing cleared for the pipeline still streams from it (so the
+  // receives of a pair complete in order).
+  const bool readable = addr != 0 && wanted != 0 && !p.path && p.copy.cma && p.rndv.streaming_in.empty();
+  auto acknowledge = [&] {  // the data is in place: the send and this receive complete
+    queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
+    complete(r);
+  };
   // The split: lone messages, and those of a one-way window (this rank sends nothing to that peer,
   // so the sender only waits for its window's acknowledgements and has a core to copy with).
-  if ((solo || p.rndv.awaiting.empty()) && !r->pipelined && cma_split_ && p.copy.cma && !p.path &&
-      wanted >= tuning().cma_split_min && single_size() && p.rndv.streaming_in.empty() &&
-      read_range(p, r, addr, 0, kCmaProbeBytes)) {
+  if (readable && (solo || p.rndv.awaiting.empty()) && !r->pipelined && cma_split_ &&
+      wanted >= tuning().cma_split_min && single_size() && read_range(p, r, addr, 0, kCmaProbeBytes)) {
     // Split: the head (whole pages) here, the tail by the sender, at once. The head is half; a
     // quarter when only this rank has local work of its own to do meanwhile (r->local_work:
     // gather's root), three quarters when only the sender has (kFlagBusy: scatter's root); only the
@@ -72,29 +79,24 @@ void Engine::start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_
   // A reduction's receive from a buffer in the sender's shared heap is folded into place straight
   // from there, whatever the schedule chose (r->pipelined): no copy at all, where the pipeline
   // copies every byte once more into its chunks and a single copy once more into scratch.
-  if (addr != 0 && r->fold.fn != nullptr && !p.path && p.copy.cma && wanted != 0 && r->fold.item != 0 &&
-      wanted % r->fold.item == 0 && p.rndv.streaming_in.empty()) {
+  if (readable && r->fold.fn != nullptr && r->fold.item != 0 && wanted % r->fold.item == 0) {
     if (const char* src = heap_view(p, addr, wanted)) {
       r->fold.fn(r->fold.ctx, src, 0, wanted);
       r->folded = true;
       heap_copied_bytes_ += wanted;
-      queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
-      complete(r);
+      acknowledge();
       return;
     }
   }
   // Any other message the receiver can read is one copy too, lone or not: in a window of messages
   // (the common benchmarks' pattern: one send buffer and one receive buffer reused by the whole
   // window) one copy out of the sender's cache-warm buffer moves several times the bytes per second
-  // of the pipeline's two copies, and only what this rank cleared for the pipeline before it must
-  // arrive first (streaming_in empty: receives of a pair complete in order). A root receiving from
-  // several ranks at once on a node with more ranks than cores takes the pipeline: its senders copy
-  // half of the work, which beats the root reading from all of them alone.
+  // of the pipeline's two copies. A root receiving from several ranks at once on a node with more
+  // ranks than cores takes the pipeline: its senders copy half of the work, which beats the root
+  // reading from all of them alone.
   const bool fan_in = r->fan_in && oversubscribed_;
-  if (addr != 0 && !r->pipelined && p.copy.cma && !p.path && !fan_in && wanted != 0 && single_size() &&
-      p.rndv.streaming_in.empty() && read_from_sender(p, r, addr, wanted)) {
-    queue_or_emit(p, source, Outgoing{Outgoing::Kind::kAck, nullptr, msg_id, 0});
-    complete(r);
+  if (readable && !r->pipelined && !fan_in && single_size() && read_from_sender(p, r, addr, wanted)) {
+    acknowledge();
     return;
   }
   if (wanted != 0) {
