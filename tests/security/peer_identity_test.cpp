@@ -14,12 +14,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "support/path_attrs.hpp"
 #include "takyon/takyon.h"
 #include "takyon/takyon_extensions.h"
+#include "takyon/takyon_providers.h"
 
 namespace {
 
@@ -187,17 +190,31 @@ void expect_created_and_working(Created& a, std::thread& thread_a, const std::st
   destroy_both(a.path, b.path);
 }
 
+// One configuration of the provider table whose endpoints meet by ID on this host, through names any
+// local user could take: every connected provider reaching other processes that takes "-ID=", and
+// each option variant of one (UcxTcp is tested by ID here, as the suites address it as a client).
 struct Case {
-  const char* provider;
-  bool claims_b;  ///< endpoint B holds a name of its own (the shared-memory providers)
+  std::string label;     ///< the test name
+  std::string provider;  ///< the interconnect string's first word
+  std::string options;   ///< its flags after the ID
+  bool claims_b;         ///< endpoint B holds a name of its own (the shared-memory providers)
 };
 
+// GoogleTest prints the parameter in each test's name: the label, not the object's bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.label;
+}
+
 std::vector<Case> cases() {
-  std::vector<Case> out = {
-      {"InterProcessMemcpy", true}, {"InterProcessPointer", true}, {"InterProcessSocket", false}};
-#if TAKYON_TEST_HAVE_UCX
-  out.push_back({"Ucx", false});
-#endif
+  using takyon::test::ProviderConfig;
+  const std::vector<const char*> shared_memory = takyon::test::shared_memory_providers();
+  std::vector<Case> out;
+  for (const ProviderConfig& c : takyon::test::provider_configs()) {
+    if (c.info->reach < TAKYON_REACH_PROCESSES || (c.info->addressing & TAKYON_ADDRESS_ID) == 0) continue;
+    bool claims_b = false;
+    for (const char* label : shared_memory) claims_b = claims_b || c.label == label;
+    out.push_back({c.label, c.info->name, c.options, claims_b});
+  }
   return out;
 }
 
@@ -209,7 +226,8 @@ class PeerIdentity : public ::testing::TestWithParam<Case> {
     id_ = unique_id();
   }
   [[nodiscard]] std::string provider() const {
-    return std::string(GetParam().provider) + " -ID=" + std::to_string(id_);
+    const Case& c = GetParam();
+    return c.provider + " -ID=" + std::to_string(id_) + (c.options.empty() ? "" : " " + c.options);
   }
   // The abstract socket name the two endpoints meet on.
   [[nodiscard]] std::string meeting_name() const {
@@ -272,7 +290,7 @@ TEST_P(PeerIdentity, NamesHeldByAnotherUserAreRefusedNamingTheUser) {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& param) {
-  return param.param.provider;
+  return param.param.label;
 }
 
 INSTANTIATE_TEST_SUITE_P(SameHost, PeerIdentity, ::testing::ValuesIn(cases()), case_name);
@@ -283,8 +301,9 @@ INSTANTIATE_TEST_SUITE_P(SameHost, PeerIdentity, ::testing::ValuesIn(cases()), c
 TEST(SharedMemoryNames, SquattedNamesDoNotBlockAPath) {
   const std::string why = Impostor::why_unavailable();
   if (!why.empty()) GTEST_SKIP() << why;
-  for (const char* word : {"InterProcessMemcpy", "InterProcessPointer"}) {
-    SCOPED_TRACE(word);
+  for (const char* label : takyon::test::shared_memory_providers()) {
+    SCOPED_TRACE(label);
+    const std::string word = takyon::test::provider_name(label);
     const uint32_t id = unique_id();
     const std::string stem =
         "/dev/shm/takyon-" + std::to_string(getuid()) + "-" + word + "-" + std::to_string(id);
@@ -292,7 +311,7 @@ TEST(SharedMemoryNames, SquattedNamesDoNotBlockAPath) {
     impostor.start({"squat", stem + "-A", stem + "-B", stem});
     ASSERT_EQ(impostor.line(), "ready");
     EXPECT_EQ(impostor.result(), "squatted=3");
-    const std::string provider = std::string(word) + " -ID=" + std::to_string(id);
+    const std::string provider = word + " -ID=" + std::to_string(id);
     Created a;
     std::thread thread_a([&] { a = create(provider, true, 10.0); });
     expect_created_and_working(a, thread_a, provider);
