@@ -25,6 +25,7 @@ AREAS = [
     ("environment", r"(Init|Init_thread|Initialized|Finalize|Finalized|Abort|Query_thread|Is_thread_main|"
                     r"Get_processor_name|Get_version|Get_library_version|Wtime|Wtick|Alloc_mem|Free_mem|"
                     r"Pcontrol)$"),
+    ("sessions", r"(Session_.*|Group_from_session_pset|Comm_create_from_group)$"),
     ("errors and error handlers", r"(Error_.*|Add_error_.*|Errhandler_.*|Comm_(create|get|set|call)_errhandler)$"),
     ("attributes and keyvals", r"(Comm_(create_keyval|free_keyval|set_attr|get_attr|delete_attr)|"
                                r"Type_(create_keyval|free_keyval|set_attr|get_attr|delete_attr))$"),

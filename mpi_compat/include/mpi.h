@@ -18,8 +18,8 @@
  * Functions
  *   TAKYON_MPI_FN_(ret, Name, (params)) declares both MPI_Name and PMPI_Name (the profiling
  *   interface; the library defines PMPI_Name and a weak MPI_Name). Only what libtakyon_mpi
- *   provides is declared; in particular one-sided MPI_Accumulate/MPI_Get_accumulate and
- *   MPI_Session_init are absent on purpose, because configure scripts probe for them. Thread
+ *   provides is declared; in particular one-sided MPI_Accumulate/MPI_Get_accumulate are absent on
+ *   purpose, because configure scripts probe for them. Thread
  *   safety and lifetimes are the MPI standard's; see docs/mpi.md for what each call supports.
  */
 #ifndef TAKYON_MPI_H_
@@ -494,6 +494,22 @@ TAKYON_MPI_FN_(double, Wtick, (void));
 TAKYON_MPI_FN_(int, Pcontrol, (const int level, ...));
 TAKYON_MPI_FN_(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
 TAKYON_MPI_FN_(int, Free_mem, (void *base));
+
+/* Sessions */
+TAKYON_MPI_FN_(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
+TAKYON_MPI_FN_(int, Session_finalize, (MPI_Session *session));
+TAKYON_MPI_FN_(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));
+TAKYON_MPI_FN_(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name));
+TAKYON_MPI_FN_(int, Session_get_info, (MPI_Session session, MPI_Info *info_used));
+TAKYON_MPI_FN_(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info));
+TAKYON_MPI_FN_(int, Session_create_errhandler,
+               (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler));
+TAKYON_MPI_FN_(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler));
+TAKYON_MPI_FN_(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler));
+TAKYON_MPI_FN_(int, Session_call_errhandler, (MPI_Session session, int errorcode));
+TAKYON_MPI_FN_(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup));
+TAKYON_MPI_FN_(int, Comm_create_from_group,
+               (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm));
 
 /* Errors and error handlers */
 TAKYON_MPI_FN_(int, Error_string, (int errorcode, char *string, int *resultlen));

@@ -10,6 +10,7 @@
 #include "api/common.hpp"
 #include "api/export.hpp"
 #include "api/info.hpp"
+#include "api/lifetime.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -26,9 +27,7 @@ void copy_out(const char* what, char* dst, int* len, int max) {
 }
 
 int init(const char* fn, int required, int* provided) {
-  (void)fn;
-  int level = runtime_init(required);
-  engine().on_freed_complete = &deliver;  // a freed packed receive still reaches the user's buffer
+  int level = start_world_model(fn, required);
   if (provided != nullptr) *provided = level;
   return MPI_SUCCESS;
 }
@@ -54,7 +53,7 @@ TAKYON_MPI_WEAK_ALIAS(Init_thread)
 extern "C" int PMPI_Initialized(int* flag) {
   return guarded("MPI_Initialized", MPI_COMM_WORLD, [&] {
     if (flag == nullptr) fail(MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
-    *flag = runtime_initialized_ever() ? 1 : 0;
+    *flag = world_model_started_ever() ? 1 : 0;
     return MPI_SUCCESS;
   });
 }
@@ -63,7 +62,7 @@ TAKYON_MPI_WEAK_ALIAS(Initialized)
 extern "C" int PMPI_Finalized(int* flag) {
   return guarded("MPI_Finalized", MPI_COMM_WORLD, [&] {
     if (flag == nullptr) fail(MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
-    *flag = runtime_finalized() ? 1 : 0;
+    *flag = world_model_ended() ? 1 : 0;
     return MPI_SUCCESS;
   });
 }
@@ -71,14 +70,12 @@ TAKYON_MPI_WEAK_ALIAS(Finalized)
 
 extern "C" int PMPI_Finalize(void) {
   return guarded("MPI_Finalize", MPI_COMM_WORLD, [&] {
-    check_initialized("MPI_Finalize");
+    check_world_model("MPI_Finalize");
     int rc = delete_attrs(*find_comm(MPI_COMM_SELF));  // MPI: SELF's attributes go first, LIFO
     if (rc != MPI_SUCCESS)
       fail(rc, "MPI_Finalize",
            "an MPI_COMM_SELF attribute delete callback returned error code " + std::to_string(rc));
-    wait_buffered_sends();
-    barrier(*find_comm(MPI_COMM_WORLD));  // progressing: peers still receiving from us get their data
-    runtime_finalize();
+    end_world_model("MPI_Finalize");
     return MPI_SUCCESS;
   });
 }

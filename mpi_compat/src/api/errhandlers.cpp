@@ -21,16 +21,10 @@ std::unordered_map<const void*, std::unique_ptr<UserErrhandler>>& user_errhandle
 
 }  // namespace
 
-int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
-  record_error_detail(error_class, message);
-  MPI_Errhandler handler = errhandler_of(comm);
-  if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (UserErrhandler* user = find_user_errhandler(handler)) {
-    MPI_Comm target = find_comm(comm) != nullptr ? comm : MPI_COMM_WORLD;
-    int code = error_class;
-    user->fn(&target, &code);
-    return error_class;
-  }
+namespace {
+
+/// The predefined fatal handlers' action: print the message with the rank, end the job.
+[[noreturn]] void abort_on_error(int error_class, const std::string& message) {
   const char* name = error_class_name(error_class);
   std::string added;
   std::string what =
@@ -45,12 +39,69 @@ int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
   abort_job(error_class <= 0 || error_class > 255 ? 1 : error_class, message);
 }
 
-MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn) {
-  auto h = std::make_unique<UserErrhandler>();
-  h->fn = fn;
+MPI_Errhandler register_user_errhandler(std::unique_ptr<UserErrhandler> h) {
   auto handle = reinterpret_cast<MPI_Errhandler>(h.get());
   user_errhandlers().emplace(h.get(), std::move(h));
   return handle;
+}
+
+}  // namespace
+
+int raise_error(MPI_Comm comm, int error_class, const std::string& message) {
+  return raise_with_errhandler(errhandler_of(comm), find_comm(comm) != nullptr ? comm : MPI_COMM_WORLD,
+                               error_class, message);
+}
+
+int raise_with_errhandler(MPI_Errhandler handler, MPI_Comm target, int error_class,
+                          const std::string& message) {
+  record_error_detail(error_class, message);
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (UserErrhandler* user = find_user_errhandler(handler); user != nullptr && user->fn != nullptr) {
+    int code = error_class;
+    user->fn(&target, &code);
+    return error_class;
+  }
+  abort_on_error(error_class, message);
+}
+
+int raise_session_error(MPI_Session session, MPI_Errhandler handler, int error_class,
+                        const std::string& message) {
+  record_error_detail(error_class, message);
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (UserErrhandler* user = find_user_errhandler(handler); user != nullptr && user->session_fn != nullptr) {
+    int code = error_class;
+    user->session_fn(&session, &code);
+    return error_class;
+  }
+  abort_on_error(error_class, message);
+}
+
+void check_settable_errhandler(MPI_Errhandler h, bool for_session, const char* fn) {
+  if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT) return;
+  UserErrhandler* user = find_user_errhandler(h);
+  if (user == nullptr) {
+    fail(MPI_ERR_ARG, fn,
+         std::string("invalid error handler (argument errhandler: neither predefined nor made by ") +
+             (for_session ? "MPI_Session_create_errhandler)" : "MPI_Comm_create_errhandler)"));
+  }
+  if ((user->session_fn != nullptr) != for_session) {
+    fail(MPI_ERR_ARG, fn,
+         std::string("the error handler is for ") + (for_session ? "communicators" : "sessions") +
+             " (argument errhandler)");
+  }
+  if (user->handles == 0) fail(MPI_ERR_ARG, fn, "the error handler was freed (argument errhandler)");
+}
+
+MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn) {
+  auto h = std::make_unique<UserErrhandler>();
+  h->fn = fn;
+  return register_user_errhandler(std::move(h));
+}
+
+MPI_Errhandler create_session_errhandler(MPI_Session_errhandler_function* session_fn) {
+  auto h = std::make_unique<UserErrhandler>();
+  h->session_fn = session_fn;
+  return register_user_errhandler(std::move(h));
 }
 
 UserErrhandler* find_user_errhandler(MPI_Errhandler h) {
@@ -125,16 +176,7 @@ TAKYON_MPI_WEAK_ALIAS(Add_error_string)
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return guarded("MPI_Comm_set_errhandler", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_set_errhandler");
-    UserErrhandler* user = find_user_errhandler(errhandler);
-    if (user == nullptr && errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        errhandler != MPI_ERRORS_ABORT) {
-      fail(MPI_ERR_ARG, "MPI_Comm_set_errhandler",
-           "invalid error handler (argument errhandler: neither predefined nor made by "
-           "MPI_Comm_create_errhandler)");
-    }
-    if (user != nullptr && user->handles == 0) {
-      fail(MPI_ERR_ARG, "MPI_Comm_set_errhandler", "the error handler was freed (argument errhandler)");
-    }
+    check_settable_errhandler(errhandler, false, "MPI_Comm_set_errhandler");
     c.errhandler = errhandler;
     return MPI_SUCCESS;
   });
