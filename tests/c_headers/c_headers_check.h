@@ -12,5 +12,6 @@ int checkExtensionsHeader(void);
 
 /* takyon_providers_h_check.c: the provider table through the C API; number of failures. */
 int checkProvidersHeader(void);
+int checkGroupHeader(void);
 
 #endif /* TAKYON_TESTS_C_HEADERS_CHECK_H_ */

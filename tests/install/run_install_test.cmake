@@ -7,7 +7,8 @@
 #   3. pkg-config consumers in C and C++, and guide-style C code (#include "takyon.h" with
 #      -I<prefix>/include/takyon); with UCX, a Ucx path through the module in <libdir>/takyon,
 #      which libtakyon loads on first use (libtakyon itself must not link UCX);
-#   4. MPI programs in C and C++ built with the installed takyon-mpicc/takyon-mpicxx, run as
+#   4. MPI programs in C and C++ built with the installed takyon-mpicc/takyon-mpicxx (one of them
+#      with paths between its ranks, takyon/takyon_mpi.h), run as
 #      singletons, under the installed takyon-run, under Open MPI's mpirun and under srun --mpi=pmix
 #      (when given);
 #   5. find_package(MPI) pointed at the installed wrappers;
@@ -227,6 +228,13 @@ foreach(prog hello_c hello_cxx)
     expect_output("${prog} under srun" "${two_ranks_${prog}}")
   endif()
 endforeach()
+
+# An MPI kernel on paths (takyon/takyon_mpi.h): the installed wrapper plus pkg-config's flags.
+set(halo_dir "${SOURCE_DIR}/../../examples/mpi_halo")
+step("takyon-mpicc halo_paths.c with pkg-config takyon" ${mpicc} ${sanitize_flags} "${halo_dir}/halo_paths.c"
+     -o "${WORK_DIR}/halo_paths" ${pc_flags})
+step("halo_paths under the installed takyon-run" ${takyon_run} -n 2 "${WORK_DIR}/halo_paths" 64 32 10)
+expect_output("halo_paths under takyon-run" "halo 64x32, 10 iterations on 2 ranks: checksum")
 
 # 5. find_package(MPI) pointed at the installed wrappers (the findmpi project of tests/mpi/header).
 set(findmpi "${WORK_DIR}/findmpi")

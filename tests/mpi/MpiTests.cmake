@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # takyon_mpi_program(<name> SOURCE <file.c> NP <n>... [PMIX_NP <n>...] [EXPECT ok|fail|rc=<n>] [NO_COMPARE]
-#                    [LAUNCHERS ...] [GROUP <group>] [SANITIZED_PMIX])
+#                    [LAUNCHERS ...] [GROUP <group>] [SANITIZED_PMIX] [LINK_TAKYON])
 #
 # Builds an MPI test program twice, against libtakyon_mpi (target mpi_test_<name>) and, when Open
 # MPI's mpicc is found, with it (custom command), then registers one ctest per launcher and np:
@@ -11,6 +11,7 @@
 # EXPECT says how a run must end (default ok; compare tests exist only for ok programs).
 # PMIX_NP (default: NP) limits the mpirun, srun and compare runs to those of the NP values it lists,
 # so that a program swept over np 1..5 under takyon-run costs the PMIx launchers one or two runs.
+# LINK_TAKYON: the program also uses the path API (takyon_mpi.h), so both builds link libtakyon.
 include_guard(GLOBAL)
 
 find_program(TAKYON_OMPI_MPICC NAMES mpicc DOC "Open MPI's mpicc (builds the comparison programs)")
@@ -66,7 +67,7 @@ if(TAKYON_TASKSET AND takyon_host_cpus GREATER_EQUAL 2 AND TAKYON_MPI_PLAIN_RUNS
 endif()
 
 function(takyon_mpi_program name)
-  cmake_parse_arguments(ARG "NO_COMPARE;SANITIZED_PMIX" "SOURCE;EXPECT;GROUP" "NP;PMIX_NP;LAUNCHERS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPARE;SANITIZED_PMIX;LINK_TAKYON" "SOURCE;EXPECT;GROUP" "NP;PMIX_NP;LAUNCHERS" ${ARGN})
   if(NOT ARG_EXPECT)
     set(ARG_EXPECT ok)
   endif()
@@ -86,6 +87,11 @@ function(takyon_mpi_program name)
   target_link_libraries(${target} PRIVATE takyon_mpi)
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/programs)
   add_dependencies(${target} takyon-run)
+  set(ompi_takyon "")
+  if(ARG_LINK_TAKYON)
+    target_link_libraries(${target} PRIVATE Takyon::takyon)
+    set(ompi_takyon -I${PROJECT_SOURCE_DIR}/core/include -L$<TARGET_FILE_DIR:takyon> -ltakyon -Wl,-rpath,$<TARGET_FILE_DIR:takyon>)
+  endif()
 
   set(ompi_prog "")
   # (Only the normal configuration compares with Open MPI, so only it builds the Open MPI programs.)
@@ -94,7 +100,9 @@ function(takyon_mpi_program name)
     add_custom_command(OUTPUT ${ompi_prog}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/ompi
       COMMAND ${TAKYON_OMPI_MPICC} -O2 -std=c99 -I${CMAKE_CURRENT_SOURCE_DIR}/programs ${src} -o ${ompi_prog}
+              ${ompi_takyon}
       DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/programs/test_util.h ${TAKYON_MPI_TEST_UTIL}
+              $<$<BOOL:${ARG_LINK_TAKYON}>:takyon>
       COMMENT "Building ${target} with Open MPI's mpicc" VERBATIM)
     add_custom_target(${target}_ompi ALL DEPENDS ${ompi_prog})
   endif()
