@@ -7,6 +7,7 @@
 
 #include "coll/algorithms.hpp"
 #include "coll/build_args.hpp"
+#include "coll/build_inter.hpp"
 #include "coll/select.hpp"
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
@@ -191,13 +192,16 @@ void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& 
 }  // namespace
 
 SchedulePtr build_barrier(const char* fn, MPI_Comm comm) {
-  auto s = std::make_unique<Schedule>(check_comm(comm, fn), fn);
+  CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_barrier(fn, c);
+  auto s = std::make_unique<Schedule>(c, fn);
   barrier_dissemination(*s);
   return s;
 }
 
 SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_bcast(fn, buf, count, dt, root, c);
   check_buf(fn, buf, count, dt, "buffer", "count", "datatype");
   check_root(fn, c, root);
   auto s = std::make_unique<Schedule>(c, fn);
@@ -217,6 +221,7 @@ SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, i
 SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                          MPI_Op op, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_reduce(fn, sendbuf, recvbuf, count, dt, op, root, c);
   check_reduction(fn, count, dt, op);
   check_root(fn, c, root);
   bool is_root = comm_rank(c) == root;
@@ -245,6 +250,7 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
 SchedulePtr build_allreduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                             MPI_Op op, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_allreduce(fn, sendbuf, recvbuf, count, dt, op, c);
   const bool in_place = check_reduction_bufs(fn, sendbuf, recvbuf, count, dt, op);
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
@@ -260,6 +266,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
                                  const int* recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op,
                                  MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_reduce_scatter(fn, sendbuf, recvbuf, vec, recvcounts, recvcount, dt, op, c);
   int p = comm_size(c);
   int me = comm_rank(c);
   std::vector<int> counts = vec ? std::vector<int>() : equal(p, recvcount);
@@ -305,6 +313,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
 SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                        MPI_Op op, MPI_Comm comm, bool exclusive) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    fail(MPI_ERR_COMM, fn, "invalid communicator (argument comm): not defined on an intercommunicator");
   const bool in_place = check_reduction_bufs(fn, sendbuf, recvbuf, count, dt, op);
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
@@ -320,6 +330,9 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
                          void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_gather(fn, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts, recvcount, displs,
+                              recvtype, root, c);
   RootedArgs a = check_rooted(fn, c, root, true, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts,
                               recvcount, displs, recvtype);
   const int p = a.p;
@@ -352,6 +365,9 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
                           const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_scatter(fn, sendbuf, vec, sendcounts, sendcount, displs, sendtype, recvbuf, recvcount,
+                               recvtype, root, c);
   RootedArgs a = check_rooted(fn, c, root, false, recvbuf, recvcount, recvtype, sendbuf, vec, sendcounts,
                               sendcount, displs, sendtype);
   const int p = a.p;
@@ -384,6 +400,9 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
                             void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
                             MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts, recvcount,
+                                 displs, recvtype, c);
   int p = comm_size(c);
   int me = comm_rank(c);
   bool in_place = sendbuf == MPI_IN_PLACE;
@@ -437,6 +456,19 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
 SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) {  // p blocks to and from the remote group's p ranks
+    const int m = peer_size(c);
+    std::vector<int> sc(std::size_t(m), sendcount);
+    std::vector<int> rc(std::size_t(m), recvcount);
+    std::vector<int> sd(sc.size());
+    std::vector<int> rd(rc.size());
+    for (int j = 0; j < m; ++j) {
+      sd[std::size_t(j)] = j * sendcount;
+      rd[std::size_t(j)] = j * recvcount;
+    }
+    return build_inter_alltoallv(fn, sendbuf, sc.data(), sd.data(), nullptr, sendtype, recvbuf, rc.data(),
+                                 rd.data(), nullptr, recvtype, false, c);
+  }
   int p = comm_size(c);
   bool in_place = sendbuf == MPI_IN_PLACE;
   check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
@@ -478,6 +510,10 @@ SchedulePtr build_alltoallv(const char* fn, const void* sendbuf, const int* send
                             const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes,
                             MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtypes, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtypes, recvtype, recvtypes != nullptr || sendtypes != nullptr,
+                                 c);
   int p = comm_size(c);
   int me = comm_rank(c);
   bool is_w = recvtypes != nullptr || sendtypes != nullptr;
