@@ -2,8 +2,9 @@
 /* Collectives on intercommunicators, blocking and nonblocking, over two kinds of split of
  * MPI_COMM_WORLD (parity; world rank 0 alone against the rest): Barrier, Bcast (MPI_ROOT /
  * MPI_PROC_NULL, a strided datatype, a rendezvous-sized buffer), Reduce, Allreduce, Gather(v),
- * Scatter(v), Allgather(v), Alltoall(v, w), Reduce_scatter(_block); each group's result comes
- * from the other group and every item is checked. Scan is MPI_ERR_COMM there. np 2-4. */
+ * Scatter(v), Allgather(v), Alltoall(v, w), Reduce_scatter(_block), reductions with a
+ * non-commutative user op (rank order); each group's result comes from the other group and every
+ * item is checked. Scan is MPI_ERR_COMM there. np 2-4. */
 #include "test_util.h"
 
 enum { kBig = 40000 };
@@ -50,6 +51,12 @@ static void bcasts(MPI_Comm inter) {
   }
 }
 
+/* x op y = x: associative, not commutative; a reduction in rank order gives rank 0's vector. */
+static void first_wins(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  for (int i = 0; i < *len; ++i) ((int *)inout)[i] = ((const int *)in)[i];
+}
+
 static void reductions(MPI_Comm inter) {
   int send[6], recv[6];
   for (int i = 0; i < 6; ++i) send[i] = val(g_a, g_r, i);
@@ -64,6 +71,18 @@ static void reductions(MPI_Comm inter) {
   memset(recv, 0xff, sizeof recv);
   CHECK_MPI(MPI_Allreduce(send, recv, 6, MPI_INT, MPI_SUM, inter));
   check_sum_from_remote(recv, 6, 0);
+  /* Non-commutative: the remote group's rank 0 wins, everywhere and at a root. */
+  MPI_Op first_op;
+  CHECK_MPI(MPI_Op_create(first_wins, 0, &first_op));
+  memset(recv, 0xff, sizeof recv);
+  CHECK_MPI(MPI_Allreduce(send, recv, 6, MPI_INT, first_op, inter));
+  for (int i = 0; i < 6; ++i) CHECK(recv[i] == val(!g_a, 0, i));
+  memset(recv, 0xff, sizeof recv);
+  int root = g_a ? 0 : (g_r == 0 ? MPI_ROOT : MPI_PROC_NULL); /* B's rank 0 */
+  CHECK_MPI(MPI_Reduce(send, recv, 6, MPI_INT, first_op, root, inter));
+  if (root == MPI_ROOT)
+    for (int i = 0; i < 6; ++i) CHECK(recv[i] == val(1, 0, i));
+  MPI_Op_free(&first_op);
   /* Reduce_scatter_block: recvcount = remote size, so both groups' vectors have n * m items. */
   int total = g_n * g_m;
   int *vec = malloc(sizeof(int) * (size_t)total), *out = malloc(sizeof(int) * (size_t)total);

@@ -286,6 +286,56 @@ static void check_constructors(MPI_Comm inter, int kind, int in_a) {
   (void)in_a;
 }
 
+/* Errors, made alike on every member (so nobody waits), checked only under libtakyon_mpi (other
+ * libraries differ or wait): bad arguments of the constructors and collectives, intracommunicator
+ * calls on an intercommunicator and the reverse. */
+static void check_errors(MPI_Comm inter, MPI_Comm local) {
+  MPI_Comm nc = MPI_COMM_NULL;
+  int rank = world_rank(), x = 1, y = 0, size = 0;
+  MPI_Group g;
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  expect_error("intercomm_merge of an intracommunicator", MPI_Intercomm_merge(local, 0, &nc), MPI_ERR_COMM);
+  expect_error("comm_remote_group of an intracommunicator", MPI_Comm_remote_group(local, &g), MPI_ERR_COMM);
+  expect_error("intercomm_create over an intercommunicator",
+               MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, 0, 1, &nc), MPI_ERR_COMM);
+  expect_error("intercomm_create of MPI_COMM_NULL",
+               MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1, &nc), MPI_ERR_COMM);
+  expect_error("comm_split_type of an intercommunicator",
+               MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc), MPI_ERR_COMM);
+  MPI_Comm_group(inter, &g);
+  expect_error("comm_create_group of an intercommunicator", MPI_Comm_create_group(inter, g, 0, &nc),
+               MPI_ERR_COMM);
+  MPI_Group_free(&g);
+  expect_error("bcast with a root outside the remote group", MPI_Bcast(&x, 1, MPI_INT, 1000, inter),
+               MPI_ERR_ROOT);
+  expect_error("allreduce in place on an intercommunicator",
+               MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+  expect_error("exscan on an intercommunicator", MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, inter),
+               MPI_ERR_COMM);
+  /* Every leader names a remote leader that does not exist: the leaders fail with MPI_ERR_RANK and
+   * tell their groups (MPI_ERR_OTHER), nobody waits. */
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int lrank = -1;
+  MPI_Comm_rank(local, &lrank);
+  expect_error("intercomm_create with a bad remote_leader",
+               MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, size, 1, &nc),
+               lrank == 0 ? MPI_ERR_RANK : MPI_ERR_OTHER);
+  /* World rank 0 passes no result pointer: it fails with MPI_ERR_ARG, everyone else in both groups with
+   * MPI_ERR_OTHER naming it. */
+  int remote_leader = rank % 2 == 0 ? 1 : 0;
+  expect_error("intercomm_create with newintercomm NULL on world rank 0",
+               MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 2, rank == 0 ? NULL : &nc),
+               rank == 0 ? MPI_ERR_ARG : MPI_ERR_OTHER);
+  expect_error("intercomm_merge with newintracomm NULL on world rank 0",
+               MPI_Intercomm_merge(inter, 0, rank == 0 ? NULL : &nc),
+               rank == 0 ? MPI_ERR_ARG : MPI_ERR_OTHER);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_set_errhandler(local, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (world_size() < 2) {
@@ -304,6 +354,7 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&dup);
     check_merge(inter, kind, in_a);
     check_constructors(inter, kind, in_a);
+    if (kind == 0 && takyon_mpi()) check_errors(inter, local);
     /* An intracommunicator has no remote group (Open MPI answers 0: checked here only). */
     if (takyon_mpi()) {
       int remote = -1, cls = -1;
