@@ -48,12 +48,12 @@ void attach_data(Request* r, const P2pArgs& a, const void* buf, MPI_Datatype dt)
 }
 
 void check_rank(const char* fn, const CommInfo& c, int rank, const char* arg, bool any_ok) {
-  int size = comm_size(c);
+  int size = peer_size(c);  // an intercommunicator's ranks name its remote group
   if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return;
   if (rank < 0 || rank >= size) {
     fail(MPI_ERR_RANK, fn,
-         "invalid rank " + std::to_string(rank) + " (argument " + arg + ", communicator size " +
-             std::to_string(size) + ")");
+         "invalid rank " + std::to_string(rank) + " (argument " + arg +
+             (is_inter(c) ? ", remote group size " : ", communicator size ") + std::to_string(size) + ")");
   }
 }
 

@@ -9,11 +9,16 @@
 #include "api/export.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/build.hpp"
+#include "coll/build_inter.hpp"
 #include "coll/flat_select.hpp"
 
 namespace takyon::mpi {
 
 void barrier(CommInfo& c) {
+  if (is_inter(c)) {
+    build_inter_barrier("MPI_Barrier", c)->run();
+    return;
+  }
   if (flat_barrier(c)) return;
   Schedule s(c, "MPI_Barrier");
   barrier_dissemination(s);

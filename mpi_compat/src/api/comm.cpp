@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Communicator management: Comm_dup (+ _with_info), split, split_type, create, create_group, free,
-// compare, group, test_inter, set_name / get_name.
+// compare, group, test_inter, set_name / get_name. On an intercommunicator, dup, split and create
+// make intercommunicators (coll/intercomm.hpp); split_type and create_group need an intracommunicator.
 // Creating a communicator is an exchange of one Record per member (coll/comm_create.hpp): what the
 // member asked for (color, key...) and the context slots free on it. Every member of a new
 // communicator then picks the lowest slot free on all its members, so context ids are unique among
@@ -19,6 +20,7 @@
 #include "api/export.hpp"
 #include "api/info.hpp"
 #include "coll/comm_create.hpp"
+#include "coll/intercomm.hpp"
 #include "comm/group.hpp"
 #include "path/provider.hpp"
 
@@ -101,6 +103,13 @@ MPI_Comm build(const CommInfo& parent, const std::vector<int>& members, const st
   return register_comm(std::move(world), slot, parent.errhandler).handle;
 }
 
+/// `comm`, which must be an intracommunicator (MPI_ERR_COMM naming `fn`).
+CommInfo& check_intracomm(MPI_Comm comm, const char* fn) {
+  CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) fail(MPI_ERR_COMM, fn, "invalid communicator (argument comm): an intercommunicator");
+  return c;
+}
+
 void check_newcomm(MPI_Comm* newcomm, const char* fn) {
   if (newcomm == nullptr) fail(MPI_ERR_ARG, fn, "newcomm is NULL (argument newcomm)");
 }
@@ -132,11 +141,16 @@ MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info 
   });
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
-  auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag,
-                       make_record(CreateOp::kDup, 0, 0), local, fn);
-  std::vector<int> idx(members.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
-  MPI_Comm h = build(parent, members, recs, idx, fn);
+  MPI_Comm h = MPI_COMM_NULL;
+  if (is_inter(parent)) {  // the same two groups, in a context both agree on
+    h = split_intercomm(parent, InterOp::kDup, 0, me, local.error(), fn);
+  } else {
+    auto recs = exchange(parent, members, me, parent.coll_ctx, kCommCreateTag,
+                         make_record(CreateOp::kDup, 0, 0), local, fn);
+    std::vector<int> idx(members.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = int(i);
+    h = build(parent, members, recs, idx, fn);
+  }
   CommInfo& c = *find_comm(h);
   c.topo = parent.topo;  // the duplicate has the same topology
   int rc = copy_attrs(parent, c);
@@ -185,6 +199,10 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
              "invalid color " + std::to_string(color) + " (argument color; >= 0 or MPI_UNDEFINED)");
       }
     });
+    if (is_inter(c)) {  // an intercommunicator of each color that both groups have
+      *newcomm = split_intercomm(c, InterOp::kSplit, color, key, local.error(), fn);
+      return MPI_SUCCESS;
+    }
     std::vector<int> members = comm_members(c);
     auto recs =
         exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
@@ -199,7 +217,7 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
                                     MPI_Comm* newcomm) {
   constexpr const char* fn = "MPI_Comm_split_type";
   return guarded(fn, comm, [&] {
-    CommInfo& c = check_comm(comm, fn);
+    CommInfo& c = check_intracomm(comm, fn);
     LocalError local;
     // SHARED: the ranks of this host. The hardware- and resource-guided types name no level this
     // library knows, for which the standard returns MPI_COMM_NULL.
@@ -241,8 +259,9 @@ namespace {
 /// The members of `g` as indices into `members` (the parent's); fails if one is not in the parent.
 std::vector<int> group_in_parent(const Group& g, const CommInfo& parent, const char* fn) {
   std::vector<int> idx;
-  for (int w : g.ranks) {
-    int r = from_world(parent, w);
+  for (int w : g.ranks) {  // the local group's ranks, also on an intercommunicator
+    int r = w >= 0 && std::size_t(w) < parent.world_to_rank.size() ? parent.world_to_rank[std::size_t(w)]
+                                                                   : from_world(parent, w);
     if (r < 0) {
       fail(MPI_ERR_GROUP, fn,
            "invalid group (argument group): world rank " + std::to_string(w) + " is not in the communicator");
@@ -266,6 +285,12 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
       check_newcomm(newcomm, fn);
       idx = group_in_parent(*g, c, fn);
     });
+    if (is_inter(c)) {  // each group passes a subgroup of its own: the intercommunicator between the two
+      int in_group = local.failed() ? MPI_UNDEFINED : group_rank_of(*g, engine().rank());
+      *newcomm = split_intercomm(c, InterOp::kCreate, in_group == MPI_UNDEFINED ? MPI_UNDEFINED : 0, in_group,
+                                 local.error(), fn);
+      return MPI_SUCCESS;
+    }
     std::vector<int> members = comm_members(c);
     auto recs = exchange(c, members, comm_rank(c), c.coll_ctx, kCommCreateTag,
                          make_record(CreateOp::kCreate, 0, 0), local, fn);
@@ -280,7 +305,7 @@ TAKYON_MPI_WEAK_ALIAS(Comm_create)
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   constexpr const char* fn = "MPI_Comm_create_group";
   return guarded(fn, comm, [&] {
-    CommInfo& c = check_comm(comm, fn);
+    CommInfo& c = check_intracomm(comm, fn);
     // Checked at once: every member sees the same group and tag (a group reaching outside the
     // parent would make the exchange wait for processes that are not calling).
     const Group& g = check_group(group, fn, "group");
@@ -339,8 +364,16 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     if (result == nullptr) fail(MPI_ERR_ARG, fn, "result is NULL (argument result)");
     if (a == b) {
       *result = MPI_IDENT;
+    } else if (is_inter(*a) != is_inter(*b)) {
+      *result = MPI_UNEQUAL;
     } else {
       int cmp = compare_members(comm_members(*a), comm_members(*b));
+      if (is_inter(*a) && cmp != MPI_UNEQUAL) {  // both groups count: the weaker of the two results
+        int remote = compare_members(a->remote, b->remote);
+        cmp = remote == MPI_UNEQUAL || cmp == MPI_UNEQUAL ? MPI_UNEQUAL
+              : remote == MPI_IDENT && cmp == MPI_IDENT   ? MPI_IDENT
+                                                          : MPI_SIMILAR;
+      }
       *result = cmp == MPI_IDENT ? MPI_CONGRUENT : cmp;
     }
     return MPI_SUCCESS;
@@ -360,9 +393,9 @@ TAKYON_MPI_WEAK_ALIAS(Comm_group)
 
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return guarded("MPI_Comm_test_inter", comm, [&] {
-    check_comm(comm, "MPI_Comm_test_inter");
+    CommInfo& c = check_comm(comm, "MPI_Comm_test_inter");
     if (flag == nullptr) fail(MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL (argument flag)");
-    *flag = 0;  // every communicator here is an intracommunicator
+    *flag = is_inter(c) ? 1 : 0;
     return MPI_SUCCESS;
   });
 }

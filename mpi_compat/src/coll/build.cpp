@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "coll/algorithms.hpp"
+#include "coll/build_args.hpp"
+#include "coll/build_inter.hpp"
 #include "coll/select.hpp"
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
@@ -19,16 +21,10 @@ std::string str(long long v) {
   return std::to_string(v);
 }
 
+}  // namespace
+
 void check_coll_count(const char* fn, int count, const char* arg) {
   if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + str(count) + " (argument " + arg + ")");
-}
-
-void check_root(const char* fn, const CommInfo& c, int root) {
-  int p = comm_size(c);
-  if (root < 0 || root >= p) {
-    fail(MPI_ERR_ROOT, fn,
-         "invalid root " + str(root) + " (argument root, communicator size " + str(p) + ")");
-  }
 }
 
 /// count items of dt at buf: a valid datatype, and a buffer unless nothing is there.
@@ -66,66 +62,35 @@ void check_counts(const char* fn, const int* counts, const int* displs, int p, c
   }
 }
 
-/// Sends and receives through packed bytes: a contiguous datatype's items are used in place; any
-/// other is packed into scratch now (data to send) or unpacked after the algorithm (data received).
-class Views {
- public:
-  explicit Views(Schedule& s) : s_(s) {}
-  /// Data read by the collective. Every buffer of a collective passes here or through out(), where
-  /// `count` items that overflow 64 bits (a whole gather's p x count) are MPI_ERR_COUNT.
-  const char* in(const void* buf, std::size_t count, MPI_Datatype dt) {
-    const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
-    if (type_is_contiguous(dt) || count == 0) return static_cast<const char*>(buf) + type_lb(dt);
-    char* packed = s_.scratch(bytes);
-    pack(buf, count, dt, packed);
-    return packed;
-  }
-  /// Data written by the collective; `keep`: it starts with buf's current data (MPI_IN_PLACE).
-  char* out(void* buf, std::size_t count, MPI_Datatype dt, bool keep) {
-    const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
-    if (type_is_contiguous(dt) || count == 0) return static_cast<char*>(buf) + type_lb(dt);
-    char* packed = s_.scratch(bytes);
-    if (keep) pack(buf, count, dt, packed);
-    unpacks_.push_back(Unpack{packed, count, dt, buf});
-    return packed;
-  }
-  /// Blocks at buf + displ[i] * extent (or bytes when `byte_displs`), counts[i] items of types[i].
-  Blocks blocks(void* buf, const int* counts, const int* displs, const MPI_Datatype* types, MPI_Datatype type,
-                int p, bool byte_displs, bool write, int keep = -1) {
-    Blocks b;
-    for (int i = 0; i < p; ++i) {
-      MPI_Datatype t = types != nullptr ? types[i] : type;
-      MPI_Aint d = MPI_Aint(displs[i]);
-      if (!byte_displs && __builtin_mul_overflow(MPI_Aint(displs[i]), type_extent(t), &d)) {
-        fail(MPI_ERR_COUNT, s_.fn(),
-             "displacement " + str(displs[i]) + " x extent " + str(type_extent(t)) +
-                 " overflows MPI_Aint (argument displs[" + str(i) + "])");
-      }
-      char* at = static_cast<char*>(buf) + d;
-      auto n = std::size_t(counts[i]);
-      b.at.push_back(write ? out(at, n, t, i == keep) : const_cast<char*>(in(at, n, t)));
-      b.bytes.push_back(n * type_size(t));
-    }
-    return b;
-  }
-  /// After the algorithm: the unpacking round.
-  void finish() {
-    if (unpacks_.empty()) return;
-    s_.next_round();
-    for (const Unpack& u : unpacks_) s_.unpack(u.packed, u.count, u.dt, u.buf);
-    s_.next_round();
-  }
+ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op) {
+  return ReduceSpec{std::size_t(count), dt, op, type_size(dt)};
+}
 
- private:
-  struct Unpack {
-    const char* packed;
-    std::size_t count;
-    MPI_Datatype dt;
-    void* buf;
-  };
-  Schedule& s_;
-  std::vector<Unpack> unpacks_;
-};
+void check_reduction(const char* fn, int count, MPI_Datatype dt, MPI_Op op) {
+  check_coll_count(fn, count, "count");
+  if (dt == MPI_DATATYPE_NULL)
+    fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
+  check_type(dt, fn);
+  check_op(op, dt, fn);
+  if (!reduces_packed(op, dt))
+    fail(MPI_ERR_TYPE, fn, "reductions need a predefined or contiguous datatype (argument datatype)");
+}
+
+void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bool nonempty) {
+  if (nonempty && sendbuf != nullptr && sendbuf == recvbuf) {
+    fail(MPI_ERR_BUFFER, fn, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+  }
+}
+
+namespace {
+
+void check_root(const char* fn, const CommInfo& c, int root) {
+  int p = comm_size(c);
+  if (root < 0 || root >= p) {
+    fail(MPI_ERR_ROOT, fn,
+         "invalid root " + str(root) + " (argument root, communicator size " + str(p) + ")");
+  }
+}
 
 std::vector<int> equal(int p, int count) {
   return std::vector<int>(std::size_t(p), count);
@@ -147,26 +112,6 @@ Ints ints_copy(const int* a, int p) {
   Ints v;
   for (int i = 0; i < p; ++i) v.push_back(a[i]);
   return v;
-}
-
-ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op) {
-  return ReduceSpec{std::size_t(count), dt, op, type_size(dt)};
-}
-
-void check_reduction(const char* fn, int count, MPI_Datatype dt, MPI_Op op) {
-  check_coll_count(fn, count, "count");
-  if (dt == MPI_DATATYPE_NULL)
-    fail(MPI_ERR_TYPE, fn, "invalid datatype MPI_DATATYPE_NULL (argument datatype)");
-  check_type(dt, fn);
-  check_op(op, dt, fn);
-  if (!reduces_packed(op, dt))
-    fail(MPI_ERR_TYPE, fn, "reductions need a predefined or contiguous datatype (argument datatype)");
-}
-
-void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bool nonempty) {
-  if (nonempty && sendbuf != nullptr && sendbuf == recvbuf) {
-    fail(MPI_ERR_BUFFER, fn, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-  }
 }
 
 /// Allreduce's and scan's arguments: count items of dt reduced with op, from sendbuf (or MPI_IN_PLACE)
@@ -247,13 +192,16 @@ void run_allreduce(Schedule& s, const char* send, char* recv, const ReduceSpec& 
 }  // namespace
 
 SchedulePtr build_barrier(const char* fn, MPI_Comm comm) {
-  auto s = std::make_unique<Schedule>(check_comm(comm, fn), fn);
+  CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_barrier(fn, c);
+  auto s = std::make_unique<Schedule>(c, fn);
   barrier_dissemination(*s);
   return s;
 }
 
 SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_bcast(fn, buf, count, dt, root, c);
   check_buf(fn, buf, count, dt, "buffer", "count", "datatype");
   check_root(fn, c, root);
   auto s = std::make_unique<Schedule>(c, fn);
@@ -273,6 +221,7 @@ SchedulePtr build_bcast(const char* fn, void* buf, int count, MPI_Datatype dt, i
 SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                          MPI_Op op, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_reduce(fn, sendbuf, recvbuf, count, dt, op, root, c);
   check_reduction(fn, count, dt, op);
   check_root(fn, c, root);
   bool is_root = comm_rank(c) == root;
@@ -301,6 +250,7 @@ SchedulePtr build_reduce(const char* fn, const void* sendbuf, void* recvbuf, int
 SchedulePtr build_allreduce(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                             MPI_Op op, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) return build_inter_allreduce(fn, sendbuf, recvbuf, count, dt, op, c);
   const bool in_place = check_reduction_bufs(fn, sendbuf, recvbuf, count, dt, op);
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
@@ -316,6 +266,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
                                  const int* recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op,
                                  MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_reduce_scatter(fn, sendbuf, recvbuf, vec, recvcounts, recvcount, dt, op, c);
   int p = comm_size(c);
   int me = comm_rank(c);
   std::vector<int> counts = vec ? std::vector<int>() : equal(p, recvcount);
@@ -361,6 +313,8 @@ SchedulePtr build_reduce_scatter(const char* fn, const void* sendbuf, void* recv
 SchedulePtr build_scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt,
                        MPI_Op op, MPI_Comm comm, bool exclusive) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    fail(MPI_ERR_COMM, fn, "invalid communicator (argument comm): not defined on an intercommunicator");
   const bool in_place = check_reduction_bufs(fn, sendbuf, recvbuf, count, dt, op);
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
@@ -376,6 +330,9 @@ SchedulePtr build_gather(const char* fn, const void* sendbuf, int sendcount, MPI
                          void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_gather(fn, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts, recvcount, displs,
+                              recvtype, root, c);
   RootedArgs a = check_rooted(fn, c, root, true, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts,
                               recvcount, displs, recvtype);
   const int p = a.p;
@@ -408,6 +365,9 @@ SchedulePtr build_scatter(const char* fn, const void* sendbuf, bool vec, const i
                           const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_scatter(fn, sendbuf, vec, sendcounts, sendcount, displs, sendtype, recvbuf, recvcount,
+                               recvtype, root, c);
   RootedArgs a = check_rooted(fn, c, root, false, recvbuf, recvcount, recvtype, sendbuf, vec, sendcounts,
                               sendcount, displs, sendtype);
   const int p = a.p;
@@ -440,6 +400,9 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
                             void* recvbuf, bool vec, const int* recvcounts, int recvcount, const int* displs,
                             MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, vec, recvcounts, recvcount,
+                                 displs, recvtype, c);
   int p = comm_size(c);
   int me = comm_rank(c);
   bool in_place = sendbuf == MPI_IN_PLACE;
@@ -493,6 +456,19 @@ SchedulePtr build_allgather(const char* fn, const void* sendbuf, int sendcount, 
 SchedulePtr build_alltoall(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c)) {  // p blocks to and from the remote group's p ranks
+    const int m = peer_size(c);
+    std::vector<int> sc(std::size_t(m), sendcount);
+    std::vector<int> rc(std::size_t(m), recvcount);
+    std::vector<int> sd(sc.size());
+    std::vector<int> rd(rc.size());
+    for (int j = 0; j < m; ++j) {
+      sd[std::size_t(j)] = j * sendcount;
+      rd[std::size_t(j)] = j * recvcount;
+    }
+    return build_inter_alltoallv(fn, sendbuf, sc.data(), sd.data(), nullptr, sendtype, recvbuf, rc.data(),
+                                 rd.data(), nullptr, recvtype, false, c);
+  }
   int p = comm_size(c);
   bool in_place = sendbuf == MPI_IN_PLACE;
   check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
@@ -534,6 +510,10 @@ SchedulePtr build_alltoallv(const char* fn, const void* sendbuf, const int* send
                             const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes,
                             MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo& c = check_comm(comm, fn);
+  if (is_inter(c))
+    return build_inter_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtypes, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtypes, recvtype, recvtypes != nullptr || sendtypes != nullptr,
+                                 c);
   int p = comm_size(c);
   int me = comm_rank(c);
   bool is_w = recvtypes != nullptr || sendtypes != nullptr;

@@ -93,6 +93,83 @@ void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int c
   std::memcpy(out, held + first * bytes, std::size_t(me) * bytes);
 }
 
+namespace {
+
+/// Releases receive `rr` of a creation exchange; fails if it did not get exactly `expected` bytes.
+void finish_recv(Request* rr, std::size_t expected, int peer, const char* fn) {
+  const bool bad = rr->truncated || rr->status_bytes != expected;
+  engine().requests().release(rr);
+  if (bad) {
+    fail(MPI_ERR_INTERN, fn,
+         "world rank " + std::to_string(peer) +
+             " sent creation records of another size (did every member call the same creation function?)");
+  }
+}
+
+/// Waits for receive `rr` (may be null) and the sends `sends`; a send still in flight when a
+/// peer's death ends the wait keeps `data` alive (Request::keep).
+void wait_all(Request* rr, std::vector<Request*>& sends, const std::shared_ptr<unsigned char[]>& data) {
+  Engine& e = engine();
+  auto done = [&] {
+    if (rr != nullptr && !rr->complete) return false;
+    for (Request* s : sends) {
+      if (!s->complete) return false;
+    }
+    return true;
+  };
+  try {
+    if (rr != nullptr) {
+      e.wait_receiving(rr, done);
+    } else {
+      e.wait_until(done);
+    }
+  } catch (...) {
+    for (Request* s : sends) {
+      s->keep = data;
+      e.free_request(s);
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
+void exchange_pair(CommInfo& over, int peer, int ctx, int tag, const void* out, std::size_t out_bytes,
+                   void* in, std::size_t in_bytes, const char* fn) {
+  std::shared_ptr<unsigned char[]> data = std::make_shared_for_overwrite<unsigned char[]>(out_bytes + 1);
+  if (out_bytes > 0) std::memcpy(data.get(), out, out_bytes);
+  Engine& e = engine();
+  Request* rr = make(RequestKind::kRecv, over, peer, ctx, tag, in, in_bytes);
+  e.start_recv(rr);
+  std::vector<Request*> sends{make(RequestKind::kSend, over, peer, ctx, tag, data.get(), out_bytes)};
+  e.start_send(sends[0]);
+  wait_all(rr, sends, data);
+  e.requests().release(sends[0]);
+  finish_recv(rr, in_bytes, peer, fn);
+}
+
+void bcast_members(CommInfo& over, const std::vector<int>& members, int me, int root, int ctx, int tag,
+                   void* buf, std::size_t bytes, const char* fn) {
+  Engine& e = engine();
+  std::vector<Request*> sends;
+  if (me != root) {
+    Request* rr = make(RequestKind::kRecv, over, members[std::size_t(root)], ctx, tag, buf, bytes);
+    e.start_recv(rr);
+    wait_all(rr, sends, nullptr);
+    finish_recv(rr, bytes, members[std::size_t(root)], fn);
+    return;
+  }
+  std::shared_ptr<unsigned char[]> data = std::make_shared_for_overwrite<unsigned char[]>(bytes + 1);
+  if (bytes > 0) std::memcpy(data.get(), buf, bytes);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (int(i) == me) continue;
+    sends.push_back(make(RequestKind::kSend, over, members[i], ctx, tag, data.get(), bytes));
+    e.start_send(sends.back());
+  }
+  wait_all(nullptr, sends, data);
+  for (Request* s : sends) e.requests().release(s);
+}
+
 void fail_creation_mismatch(const char* fn, int world_rank, const char* other_fn) {
   fail(MPI_ERR_OTHER, fn,
        "collective mismatch: world rank " + std::to_string(world_rank) + " called " + other_fn +
@@ -141,6 +218,7 @@ const char* topo_op_name(int op) {
 
 MPI_Comm create_topo_comm(CommInfo& parent, const TopoRequest& req, std::shared_ptr<const Topology> topo,
                           const char* fn) {
+  if (is_inter(parent)) fail(MPI_ERR_COMM, fn, "invalid communicator (argument comm): an intercommunicator");
   TopoRecord mine{};
   mine.op = req.op;
   mine.color = req.error ? MPI_UNDEFINED : req.color;

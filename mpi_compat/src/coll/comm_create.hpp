@@ -39,6 +39,16 @@ inline constexpr int kCommCreateTag = 0x43524541;  // "CREA"
 void exchange_all(CommInfo& over, const std::vector<int>& members, int me, int ctx, int tag, const void* mine,
                   std::size_t bytes, void* all);
 
+/// One exchange between two processes, in context `ctx` with `tag`: sends `out_bytes` at `out` to
+/// world rank `peer` and receives exactly `in_bytes` from it into `in` (MPI_ERR_INTERN naming `fn`
+/// for another size). Blocking; throws PeerFailure if the peer dies.
+void exchange_pair(CommInfo& over, int peer, int ctx, int tag, const void* out, std::size_t out_bytes,
+                   void* in, std::size_t in_bytes, const char* fn);
+/// A broadcast of `bytes` at `buf` from members[root] to the other `members` (world ranks; this
+/// process is members[me]), in context `ctx` with `tag`: one message from the root to each. Blocking.
+void bcast_members(CommInfo& over, const std::vector<int>& members, int me, int root, int ctx, int tag,
+                   void* buf, std::size_t bytes, const char* fn);
+
 // The shared checks of a creation exchange (the messages are alike for every creation function).
 [[noreturn]] void fail_creation_mismatch(const char* fn, int world_rank, const char* other_fn);
 [[noreturn]] void fail_member_arguments(const char* fn, int world_rank, int error_class);

@@ -312,8 +312,8 @@ std::size_t max_publish(const CommInfo& c) {
 }
 
 bool usable(const CommInfo& c) {
-  if (c.slot >= shm::kFlatSlots) return false;
-  if (g_slots[std::size_t(c.slot)].comm == &c) return true;  // ran flat before: nothing has changed
+  if (c.slot >= shm::kFlatSlots || is_inter(c)) return false;  // flat collectives are within one group
+  if (g_slots[std::size_t(c.slot)].comm == &c) return true;    // ran flat before: nothing has changed
   if (comm_size(c) == 1) return true;
   for (int m = 0; m < comm_size(c); ++m) {
     if (inbox_of(to_world(c, m)) == nullptr) return false;

@@ -81,8 +81,9 @@ CommInfo& check_comm(MPI_Comm comm, const char* fn) {
 int from_world(const CommInfo& c, int world_rank) {
   if (c.is_self) return world_rank == engine().rank() ? 0 : -1;
   if (c.members.empty()) return world_rank;
-  if (world_rank < 0 || std::size_t(world_rank) >= c.world_to_rank.size()) return -1;
-  return c.world_to_rank[std::size_t(world_rank)];
+  const std::vector<int>& ranks = c.remote.empty() ? c.world_to_rank : c.remote_world_to_rank;
+  if (world_rank < 0 || std::size_t(world_rank) >= ranks.size()) return -1;
+  return ranks[std::size_t(world_rank)];
 }
 
 std::vector<int> comm_members(const CommInfo& c) {
@@ -123,6 +124,15 @@ CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errha
   CommInfo& ref = *c;
   r.live.emplace(ref.handle, std::move(c));
   return ref;
+}
+
+CommInfo& register_intercomm(std::vector<int> local, std::vector<int> remote, int slot,
+                             MPI_Errhandler errhandler) {
+  CommInfo& c = register_comm(std::move(local), slot, errhandler);
+  c.remote_world_to_rank.assign(std::size_t(engine().size()), -1);
+  for (std::size_t i = 0; i < remote.size(); ++i) c.remote_world_to_rank[std::size_t(remote[i])] = int(i);
+  c.remote = std::move(remote);
+  return c;
 }
 
 void release_comm(CommInfo& c) {

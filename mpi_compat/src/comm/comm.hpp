@@ -39,6 +39,10 @@ struct CommInfo {
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
   std::shared_ptr<const struct Topology>
       topo;  ///< Cartesian or graph topology (comm/topo.hpp); Comm_dup shares it
+  // Intercommunicators only (empty for an intracommunicator): `members` is the local group and
+  // point-to-point ranks name this remote group, disjoint from it.
+  std::vector<int> remote;                ///< world rank of each rank of the remote group
+  std::vector<int> remote_world_to_rank;  ///< remote rank of each world rank, -1 for non-members
 };
 
 /// The context id of a communicator's Comm_create_group exchanges.
@@ -61,6 +65,10 @@ CommInfo& check_comm(MPI_Comm comm, const char* fn);
 void check_initialized(const char* fn);
 
 // Inline: every collective asks several times, and the small ones are a few hundred instructions.
+inline bool is_inter(const CommInfo& c) {
+  return !c.remote.empty();
+}
+/// Size and rank: of the local group on an intercommunicator.
 inline int comm_size(const CommInfo& c) {
   if (c.is_self) return 1;
   return c.members.empty() ? detail::g_world_size : int(c.members.size());
@@ -69,13 +77,19 @@ inline int comm_rank(const CommInfo& c) {
   if (c.is_self) return 0;
   return c.members.empty() ? detail::g_world_rank : c.rank;
 }
-/// A rank of `c` (0..size-1) as a world rank, and back (-1 for a world rank not in `c`).
+/// How many ranks point-to-point can name: the remote group's size on an intercommunicator.
+inline int peer_size(const CommInfo& c) {
+  return is_inter(c) ? int(c.remote.size()) : comm_size(c);
+}
+/// A rank point-to-point names (0..peer_size-1: a remote rank on an intercommunicator) as a world
+/// rank, and back (-1 for a world rank it cannot name).
 inline int to_world(const CommInfo& c, int rank) {
   if (c.is_self) return detail::g_world_rank;
-  return c.members.empty() ? rank : c.members[std::size_t(rank)];
+  if (c.members.empty()) return rank;
+  return c.remote.empty() ? c.members[std::size_t(rank)] : c.remote[std::size_t(rank)];
 }
 int from_world(const CommInfo& c, int world_rank);
-/// The world ranks of `c`'s members, by rank.
+/// The world ranks of `c`'s members (the local group of an intercommunicator), by rank.
 std::vector<int> comm_members(const CommInfo& c);
 
 /// `comm`'s error handler; MPI_COMM_WORLD's for an invalid communicator.
@@ -86,6 +100,9 @@ void free_slots(CtxMask& mask);  // (offerable_slots, coll/comm_create.hpp, adds
 /// Registers a new derived communicator over `members` (world ranks, by new rank; must include this
 /// process) in context slot `slot` (free here), inheriting `errhandler`. Returns it (owned by the registry).
 CommInfo& register_comm(std::vector<int> members, int slot, MPI_Errhandler errhandler);
+/// register_comm for an intercommunicator of local group `local` and remote group `remote`.
+CommInfo& register_intercomm(std::vector<int> local, std::vector<int> remote, int slot,
+                             MPI_Errhandler errhandler);
 /// Frees a derived communicator: the handle becomes invalid and its slot free. Its memory stays
 /// until the process exits, so requests still naming it stay safe.
 void release_comm(CommInfo& c);
