@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coll/algorithms.hpp"
+#include "coll/build_args.hpp"
 #include "coll/select.hpp"
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
@@ -19,9 +20,13 @@ std::string str(long long v) {
   return std::to_string(v);
 }
 
+}  // namespace
+
 void check_coll_count(const char* fn, int count, const char* arg) {
   if (count < 0) fail(MPI_ERR_COUNT, fn, "invalid count " + str(count) + " (argument " + arg + ")");
 }
+
+namespace {
 
 void check_root(const char* fn, const CommInfo& c, int root) {
   int p = comm_size(c);
@@ -31,7 +36,8 @@ void check_root(const char* fn, const CommInfo& c, int root) {
   }
 }
 
-/// count items of dt at buf: a valid datatype, and a buffer unless nothing is there.
+}  // namespace
+
 void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, const char* buf_arg,
                const char* count_arg, const char* type_arg) {
   check_coll_count(fn, count, count_arg);
@@ -66,66 +72,7 @@ void check_counts(const char* fn, const int* counts, const int* displs, int p, c
   }
 }
 
-/// Sends and receives through packed bytes: a contiguous datatype's items are used in place; any
-/// other is packed into scratch now (data to send) or unpacked after the algorithm (data received).
-class Views {
- public:
-  explicit Views(Schedule& s) : s_(s) {}
-  /// Data read by the collective. Every buffer of a collective passes here or through out(), where
-  /// `count` items that overflow 64 bits (a whole gather's p x count) are MPI_ERR_COUNT.
-  const char* in(const void* buf, std::size_t count, MPI_Datatype dt) {
-    const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
-    if (type_is_contiguous(dt) || count == 0) return static_cast<const char*>(buf) + type_lb(dt);
-    char* packed = s_.scratch(bytes);
-    pack(buf, count, dt, packed);
-    return packed;
-  }
-  /// Data written by the collective; `keep`: it starts with buf's current data (MPI_IN_PLACE).
-  char* out(void* buf, std::size_t count, MPI_Datatype dt, bool keep) {
-    const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
-    if (type_is_contiguous(dt) || count == 0) return static_cast<char*>(buf) + type_lb(dt);
-    char* packed = s_.scratch(bytes);
-    if (keep) pack(buf, count, dt, packed);
-    unpacks_.push_back(Unpack{packed, count, dt, buf});
-    return packed;
-  }
-  /// Blocks at buf + displ[i] * extent (or bytes when `byte_displs`), counts[i] items of types[i].
-  Blocks blocks(void* buf, const int* counts, const int* displs, const MPI_Datatype* types, MPI_Datatype type,
-                int p, bool byte_displs, bool write, int keep = -1) {
-    Blocks b;
-    for (int i = 0; i < p; ++i) {
-      MPI_Datatype t = types != nullptr ? types[i] : type;
-      MPI_Aint d = MPI_Aint(displs[i]);
-      if (!byte_displs && __builtin_mul_overflow(MPI_Aint(displs[i]), type_extent(t), &d)) {
-        fail(MPI_ERR_COUNT, s_.fn(),
-             "displacement " + str(displs[i]) + " x extent " + str(type_extent(t)) +
-                 " overflows MPI_Aint (argument displs[" + str(i) + "])");
-      }
-      char* at = static_cast<char*>(buf) + d;
-      auto n = std::size_t(counts[i]);
-      b.at.push_back(write ? out(at, n, t, i == keep) : const_cast<char*>(in(at, n, t)));
-      b.bytes.push_back(n * type_size(t));
-    }
-    return b;
-  }
-  /// After the algorithm: the unpacking round.
-  void finish() {
-    if (unpacks_.empty()) return;
-    s_.next_round();
-    for (const Unpack& u : unpacks_) s_.unpack(u.packed, u.count, u.dt, u.buf);
-    s_.next_round();
-  }
-
- private:
-  struct Unpack {
-    const char* packed;
-    std::size_t count;
-    MPI_Datatype dt;
-    void* buf;
-  };
-  Schedule& s_;
-  std::vector<Unpack> unpacks_;
-};
+namespace {
 
 std::vector<int> equal(int p, int count) {
   return std::vector<int>(std::size_t(p), count);
