@@ -139,7 +139,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
           edges.push_back(DistEdge{from[std::size_t(i)], to[e], w[e]});
       }
     });
-    const MPI_Comm h = create_dist_graph_comm(c, req, topo, fn);
+    MPI_Comm h = create_dist_graph_comm(c, req, topo, fn);
     try {
       exchange_dist_graph_edges(h, edges, *topo, fn);
     } catch (...) {
