@@ -39,7 +39,7 @@ AREAS = [
     ("datatypes and packing", r"(Type_.*|Pack.*|Unpack.*|Get_address|Aint_.*|Get_elements.*)$"),
     ("groups", r"Group_.*$"),
     ("communicators", r"(Comm_.*|Intercomm_.*)$"),
-    ("process topologies", r"(Cart.*|Graph.*|Dims_create|Topo_test)$"),
+    ("process topologies", r"(Cart.*|Graph.*|Dist_graph_.*|I?[Nn]eighbor_.*|Dims_create|Topo_test)$"),
     ("info objects", r"Info_.*$"),
 ]
 

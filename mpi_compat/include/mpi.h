@@ -872,6 +872,62 @@ TAKYON_MPI_FN_(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
 TAKYON_MPI_FN_(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
 TAKYON_MPI_FN_(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
 TAKYON_MPI_FN_(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+TAKYON_MPI_FN_(int, Cart_map,
+               (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+TAKYON_MPI_FN_(int, Graph_map,
+               (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
+/* Weights are pointer parameters, not arrays: they take MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY, which
+ * GCC's checks of array parameters would take for arrays of no elements. */
+TAKYON_MPI_FN_(int, Dist_graph_create_adjacent,
+               (MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights,
+                int outdegree, const int destinations[], const int *destweights, MPI_Info info,
+                int reorder, MPI_Comm *comm_dist_graph));
+TAKYON_MPI_FN_(int, Dist_graph_create,
+               (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+                const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph));
+TAKYON_MPI_FN_(int, Dist_graph_neighbors_count,
+               (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+TAKYON_MPI_FN_(int, Dist_graph_neighbors,
+               (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree,
+                int destinations[], int *destweights));
+
+/* Neighbourhood collectives */
+TAKYON_MPI_FN_(int, Neighbor_allgather,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm));
+TAKYON_MPI_FN_(int, Neighbor_allgatherv,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+TAKYON_MPI_FN_(int, Neighbor_alltoall,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm));
+TAKYON_MPI_FN_(int, Neighbor_alltoallv,
+               (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                MPI_Comm comm));
+TAKYON_MPI_FN_(int, Neighbor_alltoallw,
+               (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+TAKYON_MPI_FN_(int, Ineighbor_allgather,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TAKYON_MPI_FN_(int, Ineighbor_allgatherv,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Ineighbor_alltoall,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TAKYON_MPI_FN_(int, Ineighbor_alltoallv,
+               (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                MPI_Comm comm, MPI_Request *request));
+TAKYON_MPI_FN_(int, Ineighbor_alltoallw,
+               (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                MPI_Request *request));
 
 /* clang-format on */
 

@@ -1,52 +1,81 @@
 // SPDX-License-Identifier: MIT
-// Process topologies: MPI_Dims_create, Cart_create/_sub and the Cartesian queries, Graph_create and
-// the graph queries, Topo_test. A topology communicator is a split of the old one (ranks kept in
-// order: reorder is allowed and ignored) with a Topology record attached (comm/topo.hpp).
+// Process topologies: MPI_Dims_create, Cart_create/_sub/_map and the Cartesian queries,
+// Graph_create/_map and the graph queries, Topo_test (distributed graphs: api/dist_graph.cpp). A
+// topology communicator is a split of the old one (ranks kept in order: reorder is allowed and
+// ignored) with a Topology record attached (comm/topo.hpp).
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "api/topo_args.hpp"
 #include "coll/comm_create.hpp"
 #include "comm/topo.hpp"
 
 namespace takyon::mpi {
 namespace {
 
-constexpr int kOpCart = 1;
-constexpr int kOpCartSub = 2;
-constexpr int kOpGraph = 3;
-
-void check_out(const void* p, const char* fn, const char* arg) {
-  if (p == nullptr) fail(MPI_ERR_ARG, fn, std::string(arg) + " is NULL (argument " + arg + ")");
-}
-
-/// Runs a member's own argument checks, keeping the error for after the creation exchange.
-template <class Checks>
-void run_checks(TopoRequest& req, const Checks& checks) {
-  try {
-    checks();
-  } catch (const MpiError& e) {
-    req.error = e;
+/// Cart_create's and Cart_map's grid: checks ndims, dims and periods against `c` and records them in
+/// `t`; returns the number of cells.
+long cart_grid(const CommInfo& c, int ndims, const int* dims, const int* periods, Topology& t,
+               const char* fn) {
+  long cells = 1;
+  if (ndims < 0) fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims; >= 0)");
+  if (ndims > 0) {
+    check_out(dims, fn, "dims");
+    check_out(periods, fn, "periods");
   }
-}
-
-/// A rank of `c` in 0..size-1, else MPI_ERR_RANK.
-void check_rank_arg(const CommInfo& c, int rank, const char* fn) {
-  int size = comm_size(c);
-  if (rank < 0 || rank >= size) {
-    fail(MPI_ERR_RANK, fn,
-         "invalid rank " + std::to_string(rank) + " (argument rank, communicator size " +
-             std::to_string(size) + ")");
+  const int size = comm_size(c);
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] <= 0) {
+      fail(MPI_ERR_DIMS, fn,
+           "invalid dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) + " (argument dims; >= 1)");
+    }
+    cells *= dims[i];
+    if (cells > size) {
+      fail(MPI_ERR_TOPOLOGY, fn,
+           "the grid (argument dims) has more cells than the " + std::to_string(size) +
+               " processes of the communicator");
+    }
+    t.dims.push_back(dims[i]);
+    t.periods.push_back(periods[i] != 0 ? 1 : 0);
   }
+  return cells;
 }
 
-/// A count or array length >= 0, else MPI_ERR_ARG.
-void check_topo_count(int n, const char* fn, const char* arg) {
-  if (n < 0)
-    fail(MPI_ERR_ARG, fn,
-         "invalid " + std::string(arg) + " " + std::to_string(n) + " (argument " + arg + "; >= 0)");
+/// Graph_create's and Graph_map's graph: checks nnodes, index and edges against `c` and records them
+/// in `t`.
+void graph_nodes(const CommInfo& c, int nnodes, const int* index, const int* edges, Topology& t,
+                 const char* fn) {
+  const int size = comm_size(c);
+  if (nnodes < 0)
+    fail(MPI_ERR_ARG, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 0)");
+  if (nnodes > size) {
+    fail(MPI_ERR_TOPOLOGY, fn,
+         "nnodes " + std::to_string(nnodes) + " is more than the " + std::to_string(size) +
+             " processes of the communicator (argument nnodes)");
+  }
+  if (nnodes == 0) return;
+  check_out(index, fn, "index");
+  for (int i = 0; i < nnodes; ++i) {
+    if (index[i] < (i == 0 ? 0 : index[i - 1])) {
+      fail(MPI_ERR_ARG, fn,
+           "index[" + std::to_string(i) + "] = " + std::to_string(index[i]) +
+               " is below the previous entry or negative (argument index must be non-decreasing, >= 0)");
+    }
+  }
+  const int nedges = index[nnodes - 1];
+  if (nedges > 0) check_out(edges, fn, "edges");
+  for (int e = 0; e < nedges; ++e) {
+    if (edges[e] < 0 || edges[e] >= nnodes) {
+      fail(MPI_ERR_ARG, fn,
+           "edges[" + std::to_string(e) + "] = " + std::to_string(edges[e]) +
+               " is no node (argument edges; 0.." + std::to_string(nnodes - 1) + ")");
+    }
+  }
+  t.index.assign(index, index + nnodes);
+  t.edges.assign(edges, edges + nedges);
 }
 
 }  // namespace
@@ -71,34 +100,13 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
   return guarded(fn, comm_old, [&] {
     CommInfo& c = check_comm(comm_old, fn);
     TopoRequest req;
-    req.op = kOpCart;
+    req.op = kTopoCart;
     auto topo = std::make_shared<Topology>();
     topo->kind = MPI_CART;
     long cells = 1;
     run_checks(req, [&] {
       check_out(comm_cart, fn, "comm_cart");
-      if (ndims < 0)
-        fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims; >= 0)");
-      if (ndims > 0) {
-        check_out(dims, fn, "dims");
-        check_out(periods, fn, "periods");
-      }
-      const int size = comm_size(c);
-      for (int i = 0; i < ndims; ++i) {
-        if (dims[i] <= 0) {
-          fail(MPI_ERR_DIMS, fn,
-               "invalid dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) +
-                   " (argument dims; >= 1)");
-        }
-        cells *= dims[i];
-        if (cells > size) {
-          fail(MPI_ERR_TOPOLOGY, fn,
-               "the grid (argument dims) has more cells than the " + std::to_string(size) +
-                   " processes of the communicator");
-        }
-        topo->dims.push_back(dims[i]);
-        topo->periods.push_back(periods[i] != 0 ? 1 : 0);
-      }
+      cells = cart_grid(c, ndims, dims, periods, *topo, fn);
       req.args_hash = hash_ints(hash_ints(hash_ints(0, &ndims, 1), dims, ndims), topo->periods.data(), ndims);
     });
     const int rank = comm_rank(c);
@@ -115,7 +123,7 @@ extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
     TopoRequest req;
-    req.op = kOpCartSub;
+    req.op = kTopoCartSub;
     req.color = 0;
     auto topo = std::make_shared<Topology>();
     topo->kind = MPI_CART;
@@ -154,39 +162,14 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
   return guarded(fn, comm_old, [&] {
     CommInfo& c = check_comm(comm_old, fn);
     TopoRequest req;
-    req.op = kOpGraph;
+    req.op = kTopoGraph;
     auto topo = std::make_shared<Topology>();
     topo->kind = MPI_GRAPH;
     run_checks(req, [&] {
       check_out(comm_graph, fn, "comm_graph");
-      const int size = comm_size(c);
-      if (nnodes < 0)
-        fail(MPI_ERR_ARG, fn, "invalid nnodes " + std::to_string(nnodes) + " (argument nnodes; >= 0)");
-      if (nnodes > size) {
-        fail(MPI_ERR_TOPOLOGY, fn,
-             "nnodes " + std::to_string(nnodes) + " is more than the " + std::to_string(size) +
-                 " processes of the communicator (argument nnodes)");
-      }
+      graph_nodes(c, nnodes, index, edges, *topo, fn);
       if (nnodes == 0) return;
-      check_out(index, fn, "index");
-      for (int i = 0; i < nnodes; ++i) {
-        if (index[i] < (i == 0 ? 0 : index[i - 1])) {
-          fail(MPI_ERR_ARG, fn,
-               "index[" + std::to_string(i) + "] = " + std::to_string(index[i]) +
-                   " is below the previous entry or negative (argument index must be non-decreasing, >= 0)");
-        }
-      }
       const int nedges = index[nnodes - 1];
-      if (nedges > 0) check_out(edges, fn, "edges");
-      for (int e = 0; e < nedges; ++e) {
-        if (edges[e] < 0 || edges[e] >= nnodes) {
-          fail(MPI_ERR_ARG, fn,
-               "edges[" + std::to_string(e) + "] = " + std::to_string(edges[e]) +
-                   " is no node (argument edges; 0.." + std::to_string(nnodes - 1) + ")");
-        }
-      }
-      topo->index.assign(index, index + nnodes);
-      topo->edges.assign(edges, edges + nedges);
       req.args_hash = hash_ints(hash_ints(hash_ints(0, &nnodes, 1), index, nnodes), edges, nedges);
     });
     const int rank = comm_rank(c);
@@ -198,6 +181,36 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Graph_create)
+
+// The maps: where this process would sit in the topology. Ranks are kept in order (as the
+// constructors keep them), so a process keeps its rank if the topology has room for it.
+extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+  constexpr const char* fn = "MPI_Cart_map";
+  return guarded(fn, comm, [&] {
+    CommInfo& c = check_comm(comm, fn);
+    check_out(newrank, fn, "newrank");
+    Topology grid;
+    const long cells = cart_grid(c, ndims, dims, periods, grid, fn);
+    const int rank = comm_rank(c);
+    *newrank = rank < cells ? rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Cart_map)
+
+extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
+  constexpr const char* fn = "MPI_Graph_map";
+  return guarded(fn, comm, [&] {
+    CommInfo& c = check_comm(comm, fn);
+    check_out(newrank, fn, "newrank");
+    Topology graph;
+    graph_nodes(c, nnodes, index, edges, graph, fn);
+    const int rank = comm_rank(c);
+    *newrank = rank < nnodes ? rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Graph_map)
 
 extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
   constexpr const char* fn = "MPI_Topo_test";
@@ -306,24 +319,7 @@ extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
     }
     check_out(rank_source, fn, "rank_source");
     check_out(rank_dest, fn, "rank_dest");
-    // Row-major: moving along `direction` changes the rank by a multiple of the later extents' product
-    // (no allocation: stencil codes call this in their loops).
-    const int rank = comm_rank(c);
-    int stride = 1;
-    for (std::size_t i = std::size_t(direction) + 1; i < t.dims.size(); ++i) stride *= t.dims[i];
-    const int d = t.dims[std::size_t(direction)];
-    const int me = (rank / stride) % d;
-    const bool periodic = t.periods[std::size_t(direction)] != 0;
-    auto neighbour = [&](long x) {
-      if (periodic) {
-        x = ((x % d) + d) % d;
-      } else if (x < 0 || x >= d) {
-        return MPI_PROC_NULL;
-      }
-      return rank + int(x - me) * stride;
-    };
-    *rank_dest = neighbour(long(me) + disp);
-    *rank_source = neighbour(long(me) - disp);
+    cart_shift_of(t, comm_rank(c), direction, disp, rank_source, rank_dest);
     return MPI_SUCCESS;
   });
 }
@@ -360,15 +356,6 @@ extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
 }
 TAKYON_MPI_WEAK_ALIAS(Graph_get)
 
-namespace {
-
-/// Node `rank`'s edges in a graph topology: [first, last) of t.edges.
-std::pair<int, int> neighbour_range(const Topology& t, int rank) {
-  return {rank == 0 ? 0 : t.index[std::size_t(rank) - 1], t.index[std::size_t(rank)]};
-}
-
-}  // namespace
-
 extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   constexpr const char* fn = "MPI_Graph_neighbors_count";
   return guarded(fn, comm, [&] {
@@ -376,7 +363,7 @@ extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbo
     const Topology& t = check_topology(c, MPI_GRAPH, fn);
     check_rank_arg(c, rank, fn);
     check_out(nneighbors, fn, "nneighbors");
-    auto [first, last] = neighbour_range(t, rank);
+    auto [first, last] = graph_edges_of(t, rank);
     *nneighbors = last - first;
     return MPI_SUCCESS;
   });
@@ -390,7 +377,7 @@ extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
     const Topology& t = check_topology(c, MPI_GRAPH, fn);
     check_rank_arg(c, rank, fn);
     check_topo_count(maxneighbors, fn, "maxneighbors");
-    auto [first, last] = neighbour_range(t, rank);
+    auto [first, last] = graph_edges_of(t, rank);
     const int n = std::min(maxneighbors, last - first);  // at most maxneighbors (the array's length)
     if (n > 0) check_out(neighbors, fn, "neighbors");
     std::copy_n(t.edges.begin() + first, n, neighbors);

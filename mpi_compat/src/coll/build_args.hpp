@@ -4,6 +4,7 @@
 // argument) and Views, the packed bytes a schedule moves for a user buffer of any datatype.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -54,12 +55,14 @@ class Views {
     return packed;
   }
   /// Blocks at buf + displ[i] * extent (or bytes when `byte_displs`), counts[i] items of types[i].
-  Blocks blocks(void* buf, const int* counts, const int* displs, const MPI_Datatype* types, MPI_Datatype type,
-                int p, bool byte_displs, bool write, int keep = -1) {
+  /// Disp: int (the v-collectives) or MPI_Aint (the byte displacements of Neighbor_alltoallw).
+  template <class Disp>
+  Blocks blocks(void* buf, const int* counts, const Disp* displs, const MPI_Datatype* types,
+                MPI_Datatype type, int p, bool byte_displs, bool write, int keep = -1) {
     Blocks b;
     for (int i = 0; i < p; ++i) {
       MPI_Datatype t = types != nullptr ? types[i] : type;
-      MPI_Aint d = MPI_Aint(displs[i]);
+      auto d = MPI_Aint(displs[i]);
       if (!byte_displs && __builtin_mul_overflow(MPI_Aint(displs[i]), type_extent(t), &d)) {
         fail(MPI_ERR_COUNT, s_.fn(),
              "displacement " + std::to_string(displs[i]) + " x extent " + std::to_string(type_extent(t)) +

@@ -204,12 +204,16 @@ struct TopoRecord {
 
 const char* topo_op_name(int op) {
   switch (op) {
-    case 1:
+    case kTopoCart:
       return "MPI_Cart_create";
-    case 2:
+    case kTopoCartSub:
       return "MPI_Cart_sub";
-    case 3:
+    case kTopoGraph:
       return "MPI_Graph_create";
+    case kTopoDistGraph:
+      return "MPI_Dist_graph_create";
+    case kTopoDistGraphAdjacent:
+      return "MPI_Dist_graph_create_adjacent";
   }
   return "another topology constructor";
 }

@@ -99,6 +99,13 @@ int agree_slot(const std::vector<Record>& recs, const std::vector<int>& idx, con
   fail_no_context_id(fn);
 }
 
+/// The topology constructors, as TopoRequest::op.
+inline constexpr int kTopoCart = 1;
+inline constexpr int kTopoCartSub = 2;
+inline constexpr int kTopoGraph = 3;
+inline constexpr int kTopoDistGraph = 4;
+inline constexpr int kTopoDistGraphAdjacent = 5;
+
 /// The creation step every topology constructor shares. Each member of `parent` passes the color of
 /// the communicator it joins (MPI_UNDEFINED: none), its key there (new ranks ordered by key, then
 /// old rank), a hash of the arguments that must agree on every member, and the MPI error its own
@@ -106,7 +113,7 @@ int agree_slot(const std::vector<Record>& recs, const std::vector<int>& idx, con
 /// all members fail (MPI_ERR_OTHER naming it) instead of waiting. Returns the new communicator with
 /// `topo` attached, or MPI_COMM_NULL.
 struct TopoRequest {
-  int op = 0;  ///< which constructor (members calling different ones fail)
+  int op = 0;  ///< which constructor, a kTopo* constant (members calling different ones fail)
   int color = MPI_UNDEFINED;
   int key = 0;
   std::uint64_t args_hash = 0;

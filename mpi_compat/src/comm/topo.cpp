@@ -53,14 +53,26 @@ struct Balance {
   }
 };
 
+const char* topology_name(int kind) {
+  switch (kind) {
+    case MPI_CART:
+      return "Cartesian";
+    case MPI_GRAPH:
+      return "graph";
+    case MPI_DIST_GRAPH:
+      return "distributed graph";
+  }
+  return "none";
+}
+
 }  // namespace
 
 const Topology& check_topology(const CommInfo& c, int kind, const char* fn) {
-  if (!c.topo || c.topo->kind != kind) {
-    const char* want = kind == MPI_CART ? "Cartesian" : "graph";
-    const char* has = !c.topo ? "none" : (c.topo->kind == MPI_CART ? "Cartesian" : "graph");
+  if (!c.topo || (kind != MPI_UNDEFINED && c.topo->kind != kind)) {
+    const char* want = kind == MPI_UNDEFINED ? "process" : topology_name(kind);
     fail(MPI_ERR_TOPOLOGY, fn,
-         std::string("communicator has no ") + want + " topology (argument comm; its topology: " + has + ")");
+         std::string("communicator has no ") + want + " topology (argument comm; its topology: " +
+             (c.topo ? topology_name(c.topo->kind) : "none") + ")");
   }
   return *c.topo;
 }
@@ -76,6 +88,29 @@ void cart_coords_of(const Topology& t, int rank, int* coords) {
     coords[i] = rank % t.dims[i];
     rank /= t.dims[i];
   }
+}
+
+void cart_shift_of(const Topology& t, int rank, int direction, int disp, int* source, int* dest) {
+  // Row-major: moving along `direction` changes the rank by a multiple of the later extents' product.
+  int stride = 1;
+  for (std::size_t i = std::size_t(direction) + 1; i < t.dims.size(); ++i) stride *= t.dims[i];
+  const int d = t.dims[std::size_t(direction)];
+  const int me = (rank / stride) % d;
+  const bool periodic = t.periods[std::size_t(direction)] != 0;
+  auto neighbour = [&](long x) {
+    if (periodic) {
+      x = ((x % d) + d) % d;
+    } else if (x < 0 || x >= d) {
+      return MPI_PROC_NULL;
+    }
+    return rank + int(x - me) * stride;
+  };
+  *dest = neighbour(long(me) + disp);
+  *source = neighbour(long(me) - disp);
+}
+
+std::pair<int, int> graph_edges_of(const Topology& t, int rank) {
+  return {rank == 0 ? 0 : t.index[std::size_t(rank) - 1], t.index[std::size_t(rank)]};
 }
 
 void dims_create(int nnodes, int ndims, int* dims, const char* fn) {

@@ -4,8 +4,11 @@
  * for some; calls Open MPI 4.1 does not check are run under libtakyon_mpi only and printed alike).
  * Impossible Dims_create requests, bad Cart_create / Graph_create arguments, Cartesian queries on
  * communicators without that topology, coordinates and ranks out of range, and (libtakyon_mpi) one
- * member passing bad arguments or other dims than the rest: every member fails, none waits. Afterwards
- * a topology is created and used as usual. np 1-5. */
+ * member passing bad arguments or other dims than the rest: every member fails, none waits. Distributed
+ * graphs (bad degrees, ranks, weights, MPI_WEIGHTS_EMPTY or a lone MPI_UNWEIGHTED with edges, queries
+ * on other topologies), Cart_map and Graph_map, and the neighbourhood collectives (no topology, bad
+ * counts, datatypes, arrays and requests, MPI_IN_PLACE, blocks of other sizes than the receivers
+ * expect). Afterwards a topology is created and used as usual. np 1-5. */
 #include "test_util.h"
 
 int main(int argc, char **argv) {
@@ -143,6 +146,128 @@ int main(int argc, char **argv) {
   } else {
     CHECK(g == MPI_COMM_NULL);
   }
+
+  /* MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create: the same bad arguments on every member */
+  int one[1] = {rank}, bad_rank[1] = {size}, neg[1] = {-1}, w1[1] = {1};
+  expect_class("dist_graph_create_adjacent indegree -1",
+               MPI_Dist_graph_create_adjacent(world, -1, one, w1, 1, one, w1, MPI_INFO_NULL, 0, &nc),
+               MPI_ERR_ARG);
+  expect_class("dist_graph_create_adjacent source = size",
+               MPI_Dist_graph_create_adjacent(world, 1, bad_rank, w1, 1, one, w1, MPI_INFO_NULL, 0, &nc),
+               MPI_ERR_RANK);
+  expect_class("dist_graph_create_adjacent destination -1",
+               MPI_Dist_graph_create_adjacent(world, 1, one, w1, 1, neg, w1, MPI_INFO_NULL, 0, &nc),
+               MPI_ERR_RANK);
+  expect_class("dist_graph_create_adjacent weight -1",
+               MPI_Dist_graph_create_adjacent(world, 1, one, neg, 1, one, w1, MPI_INFO_NULL, 0, &nc),
+               MPI_ERR_ARG);
+  expect_class("dist_graph_create_adjacent comm_dist_graph NULL",
+               MPI_Dist_graph_create_adjacent(world, 1, one, w1, 1, one, w1, MPI_INFO_NULL, 0, NULL),
+               MPI_ERR_ARG);
+  EXPECT_CLASS_TAKYON(
+      "dist_graph_create_adjacent MPI_WEIGHTS_EMPTY with an edge",
+      MPI_Dist_graph_create_adjacent(world, 1, one, MPI_WEIGHTS_EMPTY, 1, one, w1, MPI_INFO_NULL, 0, &nc),
+      MPI_ERR_ARG);
+  EXPECT_CLASS_TAKYON(
+      "dist_graph_create_adjacent MPI_UNWEIGHTED on one side only",
+      MPI_Dist_graph_create_adjacent(world, 1, one, MPI_UNWEIGHTED, 1, one, w1, MPI_INFO_NULL, 0, &nc),
+      MPI_ERR_ARG);
+  int degree1[1] = {1};
+  expect_class("dist_graph_create n -1",
+               MPI_Dist_graph_create(world, -1, one, degree1, one, w1, MPI_INFO_NULL, 0, &nc), MPI_ERR_ARG);
+  expect_class("dist_graph_create degrees[0] -1",
+               MPI_Dist_graph_create(world, 1, one, neg, one, w1, MPI_INFO_NULL, 0, &nc), MPI_ERR_ARG);
+  expect_class("dist_graph_create source = size",
+               MPI_Dist_graph_create(world, 1, bad_rank, degree1, one, w1, MPI_INFO_NULL, 0, &nc),
+               MPI_ERR_RANK);
+  expect_class("dist_graph_create destination = size",
+               MPI_Dist_graph_create(world, 1, one, degree1, bad_rank, w1, MPI_INFO_NULL, 0, &nc),
+               MPI_ERR_RANK);
+  expect_class("dist_graph_create weight -1",
+               MPI_Dist_graph_create(world, 1, one, degree1, one, neg, MPI_INFO_NULL, 0, &nc), MPI_ERR_ARG);
+  EXPECT_CLASS_TAKYON(
+      "dist_graph_create MPI_WEIGHTS_EMPTY with an edge",
+      MPI_Dist_graph_create(world, 1, one, degree1, one, MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &nc),
+      MPI_ERR_ARG);
+  if (takyon_mpi() && size > 1) {
+    /* one member's bad destination: it fails with its class, the others with MPI_ERR_OTHER */
+    int to[1] = {rank == size - 1 ? size : 0};
+    int rc = MPI_Dist_graph_create(world, 1, one, degree1, to, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &nc);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == (rank == size - 1 ? MPI_ERR_RANK : MPI_ERR_OTHER));
+    CHECK(nc == MPI_COMM_NULL);
+  }
+  PRINT0("dist_graph_create, one member with a bad destination: it MPI_ERR_RANK, the others MPI_ERR_OTHER\n");
+
+  /* distributed-graph queries on other communicators, Cart_map and Graph_map */
+  int wgt = 0;
+  expect_class("dist_graph_neighbors_count of MPI_COMM_WORLD",
+               MPI_Dist_graph_neighbors_count(world, &n, &v, &wgt), MPI_ERR_TOPOLOGY);
+  expect_class("dist_graph_neighbors of a Cartesian communicator",
+               MPI_Dist_graph_neighbors(line, 1, idx, MPI_UNWEIGHTED, 1, edg, MPI_UNWEIGHTED),
+               MPI_ERR_TOPOLOGY);
+  MPI_Comm dg;
+  CHECK_MPI(MPI_Dist_graph_create_adjacent(world, 1, one, MPI_UNWEIGHTED, 1, one, MPI_UNWEIGHTED,
+                                           MPI_INFO_NULL, 0, &dg));
+  EXPECT_CLASS_TAKYON("dist_graph_neighbors maxindegree -1",
+                      MPI_Dist_graph_neighbors(dg, -1, idx, MPI_UNWEIGHTED, 1, edg, MPI_UNWEIGHTED),
+                      MPI_ERR_ARG);
+  EXPECT_CLASS_TAKYON("graph_neighbors of a distributed graph", MPI_Graph_neighbors(dg, 0, 4, edg),
+                      MPI_ERR_TOPOLOGY);
+  dims[0] = 0;
+  /* Open MPI 4.1 checks nothing in Cart_map on a communicator without a topology */
+  EXPECT_CLASS_TAKYON("cart_map dims[0] 0", MPI_Cart_map(world, 1, dims, periods, &n), MPI_ERR_DIMS);
+  dims[0] = size + 1;
+  EXPECT_CLASS_TAKYON("cart_map more cells than processes", MPI_Cart_map(world, 1, dims, periods, &n),
+                      MPI_ERR_TOPOLOGY);
+  dims[0] = size;
+  EXPECT_CLASS_TAKYON("graph_map nnodes size + 1", MPI_Graph_map(world, size + 1, idx, edg, &n),
+                      MPI_ERR_TOPOLOGY);
+  EXPECT_CLASS_TAKYON("graph_map newrank NULL", MPI_Graph_map(world, 1, idx, edg, NULL), MPI_ERR_ARG);
+
+  /* the neighbourhood collectives: every member passes the same bad arguments */
+  int sbuf[8] = {0}, rbuf[8] = {0}, counts[2] = {1, 1}, displs[2] = {0, 1};
+  MPI_Aint bdispls[2] = {0, sizeof(int)};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Request req;
+  expect_class("neighbor_allgather on MPI_COMM_WORLD",
+               MPI_Neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, world), MPI_ERR_TOPOLOGY);
+  expect_class("ineighbor_alltoall on MPI_COMM_WORLD",
+               MPI_Ineighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, world, &req), MPI_ERR_TOPOLOGY);
+  expect_class("neighbor_allgather sendcount -1",
+               MPI_Neighbor_allgather(sbuf, -1, MPI_INT, rbuf, 1, MPI_INT, dg), MPI_ERR_COUNT);
+  expect_class("neighbor_alltoall recvtype MPI_DATATYPE_NULL",
+               MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_DATATYPE_NULL, dg), MPI_ERR_TYPE);
+  EXPECT_CLASS_TAKYON("neighbor_allgatherv recvcounts NULL",
+                      MPI_Neighbor_allgatherv(sbuf, 1, MPI_INT, rbuf, NULL, displs, MPI_INT, dg),
+                      MPI_ERR_ARG);
+  expect_class("neighbor_alltoallv sdispls NULL",
+               MPI_Neighbor_alltoallv(sbuf, counts, NULL, MPI_INT, rbuf, counts, displs, MPI_INT, dg),
+               MPI_ERR_ARG);
+  counts[0] = -1;
+  expect_class("neighbor_alltoallv recvcounts[0] -1",
+               MPI_Neighbor_alltoallv(sbuf, counts + 1, displs, MPI_INT, rbuf, counts, displs, MPI_INT, dg),
+               MPI_ERR_COUNT);
+  counts[0] = 1;
+  EXPECT_CLASS_TAKYON("neighbor_alltoallw sendtypes NULL",
+                      MPI_Neighbor_alltoallw(sbuf, counts, bdispls, NULL, rbuf, counts, bdispls, types, dg),
+                      MPI_ERR_ARG);
+  EXPECT_CLASS_TAKYON("ineighbor_allgather request NULL",
+                      MPI_Ineighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, dg, NULL), MPI_ERR_ARG);
+  EXPECT_CLASS_TAKYON("neighbor_alltoall sendbuf MPI_IN_PLACE",
+                      MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, rbuf, 1, MPI_INT, dg), MPI_ERR_BUFFER);
+  EXPECT_CLASS_TAKYON("neighbor_allgather recvbuf NULL",
+                      MPI_Neighbor_allgather(sbuf, 1, MPI_INT, NULL, 1, MPI_INT, dg), MPI_ERR_BUFFER);
+  /* Every rank sends 2 ints to its one neighbour, which expects 1: each receiver fails (libtakyon_mpi's
+   * class; other libraries may end the job). The next collective on the communicator still works. */
+  EXPECT_CLASS_TAKYON("neighbor_alltoall 2 ints sent where 1 is expected",
+                      MPI_Neighbor_alltoall(sbuf, 2, MPI_INT, rbuf, 1, MPI_INT, dg), MPI_ERR_TRUNCATE);
+  sbuf[0] = 100 + rank;
+  rbuf[0] = -1;
+  CHECK_MPI(MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, dg));
+  CHECK(rbuf[0] == 100 + rank); /* its own neighbour */
+  CHECK_MPI(MPI_Comm_free(&dg));
 
   /* Everything still works: a periodic ring, one message each way, bytes checked. */
   MPI_Comm ring;
