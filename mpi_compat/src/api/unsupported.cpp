@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Functions a program may link against that this version does not implement yet:
-// intercommunicators, and datatype keyvals and attributes. Each one raises
+// intercommunicators. Each one raises
 // MPI_ERR_UNSUPPORTED_OPERATION through the error handler with a message naming it. The table is
 // every function mpi.h declares that no other file under api/ defines; docs/mpi.md lists the same names.
 #include "api/export.hpp"
@@ -32,10 +32,5 @@ TAKYON_MPI_UNSUPPORTED(Comm_remote_size, (MPI_Comm comm, int *size))
 TAKYON_MPI_UNSUPPORTED(Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 TAKYON_MPI_UNSUPPORTED(Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
 TAKYON_MPI_UNSUPPORTED(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
-TAKYON_MPI_UNSUPPORTED(Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state))
-TAKYON_MPI_UNSUPPORTED(Type_free_keyval, (int *type_keyval))
-TAKYON_MPI_UNSUPPORTED(Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
-TAKYON_MPI_UNSUPPORTED(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag))
-TAKYON_MPI_UNSUPPORTED(Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 // NOLINTEND(misc-unused-parameters)
 // clang-format on
