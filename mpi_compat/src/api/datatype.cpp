@@ -474,6 +474,7 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
       delete_attrs(AttrKind::kType, static_cast<void*>(dup), type_attrs(dup));
       drop_type_attrs(dup);
       unregister_type(dup);
+      *newtype = MPI_DATATYPE_NULL;  // as MPICH answers (and MPI_Comm_dup in both libraries)
       fail(rc, fn, "an attribute's copy callback returned error code " + std::to_string(rc));
     }
     *newtype = dup;

@@ -3,7 +3,8 @@
  * derived and predefined types; copy callbacks on MPI_Type_dup (a user one that changes the value,
  * MPI_TYPE_DUP_FN, MPI_TYPE_NULL_COPY_FN, one that declines with flag 0), delete callbacks on
  * delete_attr, on overwriting, on MPI_Type_free (and not for MPI_TYPE_NULL_DELETE_FN), a keyval
- * freed while types still hold values, a failing copy callback failing MPI_Type_dup, and, under
+ * freed while types still hold values, a failing copy callback failing MPI_Type_dup (and
+ * MPI_Comm_dup, which then gives MPI_COMM_NULL), and, under
  * libtakyon_mpi, the error classes of bad keyvals. np 1-5 (every rank alike). */
 #include "test_util.h"
 
@@ -31,6 +32,16 @@ static int copy_declines(MPI_Datatype old, int keyval, void *extra, void *in, vo
 }
 
 static int copy_fails(MPI_Datatype old, int keyval, void *extra, void *in, void *out, int *flag) {
+  (void)old;
+  (void)keyval;
+  (void)extra;
+  (void)in;
+  (void)out;
+  (void)flag;
+  return MPI_ERR_OTHER;
+}
+
+static int copy_comm_fails(MPI_Comm old, int keyval, void *extra, void *in, void *out, int *flag) {
   (void)old;
   (void)keyval;
   (void)extra;
@@ -141,8 +152,20 @@ int main(int argc, char **argv) {
   int rc = MPI_Type_dup(c, &bad);
   PRINT0("failing copy: dup %s\n", rc == MPI_SUCCESS ? "succeeded" : "failed");
   CHECK(rc != MPI_SUCCESS);
+  if (takyon_mpi()) CHECK(bad == MPI_DATATYPE_NULL); /* Open MPI 4.1 leaves it as it was */
   CHECK_MPI(MPI_Type_free(&c));
   CHECK_MPI(MPI_Type_free_keyval(&kv_fail));
+  /* The same for communicators: the dup fails and gives MPI_COMM_NULL. */
+  int kv_comm_fail;
+  CHECK_MPI(MPI_Comm_create_keyval(copy_comm_fails, MPI_COMM_NULL_DELETE_FN, &kv_comm_fail, NULL));
+  MPI_Comm world2, bad_comm = MPI_COMM_WORLD;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &world2));
+  CHECK_MPI(MPI_Comm_set_attr(world2, kv_comm_fail, (void *)1L));
+  rc = MPI_Comm_dup(world2, &bad_comm);
+  CHECK(rc != MPI_SUCCESS && bad_comm == MPI_COMM_NULL);
+  PRINT0("failing comm copy: dup failed, MPI_COMM_NULL\n");
+  CHECK_MPI(MPI_Comm_free(&world2));
+  CHECK_MPI(MPI_Comm_free_keyval(&kv_comm_fail));
 
   if (takyon_mpi()) {
     /* Bad keyvals: never created, freed, of the communicator kind, freed twice. */
