@@ -3,8 +3,9 @@
  * free a datatype or a user op right after the call that starts the operation, which must keep using
  * them until it completes. Ialltoallw with per-rank derived types, Iallgather and Igatherv into a
  * derived receive type, Ialltoall with a resized type, Iallreduce, Ireduce and Iscan with user ops
- * (one not commutative), a user op on a non-contiguous type, all freed before MPI_Wait; every
- * received byte and the holes between them are checked. np 1-3. */
+ * (one not commutative), a user op on a non-contiguous type, all freed before MPI_Wait, and the
+ * same for Isend, Irecv and a persistent receive; every received byte and the holes between them are
+ * checked. np 1-3. */
 #include "test_util.h"
 
 enum { kCount = 3, kStride = 2 };
@@ -207,6 +208,37 @@ int main(int argc, char **argv) {
       CHECK(local[i] == (i % kStride == 0 ? 1000 + rank + i : -7));
     }
     PRINT0("iallreduce with a user op on a non-contiguous type: both freed while pending\n");
+  }
+
+  /* Point-to-point: Isend and Irecv with vector types freed at once, and a persistent receive whose
+   * type is freed before MPI_Start. */
+  {
+    const int next = (rank + 1) % p, prev = (rank + p - 1) % p;
+    MPI_Datatype sv, rv;
+    CHECK_MPI(MPI_Type_vector(kCount, 1, kStride, MPI_INT, &sv));
+    CHECK_MPI(MPI_Type_commit(&sv));
+    CHECK_MPI(MPI_Type_dup(sv, &rv));
+    int send[kCount * kStride], recv[kCount * kStride], again[kCount * kStride];
+    for (int i = 0; i < kCount * kStride; ++i) {
+      send[i] = 10 * rank + i;
+      recv[i] = again[i] = -1;
+    }
+    MPI_Request reqs[2], persistent;
+    CHECK_MPI(MPI_Recv_init(again, 1, rv, prev, 8, MPI_COMM_WORLD, &persistent));
+    CHECK_MPI(MPI_Irecv(recv, 1, rv, prev, 7, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_MPI(MPI_Isend(send, 1, sv, next, 7, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_MPI(MPI_Type_free(&rv));
+    CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Start(&persistent));
+    CHECK_MPI(MPI_Send(send, 1, sv, next, 8, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Type_free(&sv));
+    CHECK_MPI(MPI_Wait(&persistent, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Request_free(&persistent));
+    for (int i = 0; i < kCount * kStride; ++i) {
+      const int want = i % kStride == 0 ? 10 * prev + i : -1;
+      CHECK(recv[i] == want && again[i] == want);
+    }
+    PRINT0("isend, irecv, persistent receive: types freed while pending\n");
   }
 
   MPI_Finalize();
