@@ -3,6 +3,7 @@
 #include "datatype/external32.hpp"
 
 #include <bit>
+#include <cfloat>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -11,6 +12,9 @@ namespace takyon::mpi {
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "external32: only little-endian hosts");
+// long double is x87 extended (converted) or already IEEE binary128 (byte-swapped).
+static_assert(LDBL_MANT_DIG == 64 || LDBL_MANT_DIG == 113, "external32: long double of an unknown format");
+constexpr bool kX87LongDouble = LDBL_MANT_DIG == 64;
 
 /// How one basic element converts.
 enum class Conv : unsigned char {
@@ -35,9 +39,9 @@ Rule rule_of(MPI_Datatype dt, std::size_t native) {
   if (is(dt, MPI_LONG)) return {sizeof(long) == 8 ? Conv::kLong : Conv::kSwap, 4};
   if (is(dt, MPI_UNSIGNED_LONG)) return {sizeof(long) == 8 ? Conv::kULong : Conv::kSwap, 4};
   if (is(dt, MPI_WCHAR)) return {sizeof(wchar_t) == 4 ? Conv::kWchar : Conv::kSwap, 2};
-  if (is(dt, MPI_LONG_DOUBLE)) return {Conv::kLongDouble, 16};
-  if (is(dt, MPI_C_LONG_DOUBLE_COMPLEX) || is(dt, MPI_CXX_LONG_DOUBLE_COMPLEX))
-    return {Conv::kLongDouble, 32, 2};
+  const Conv ld = kX87LongDouble ? Conv::kLongDouble : Conv::kSwap;
+  if (is(dt, MPI_LONG_DOUBLE)) return {ld, 16};
+  if (is(dt, MPI_C_LONG_DOUBLE_COMPLEX) || is(dt, MPI_CXX_LONG_DOUBLE_COMPLEX)) return {ld, 32, 2};
   const MPI_Datatype complex[] = {MPI_C_FLOAT_COMPLEX,    MPI_C_DOUBLE_COMPLEX, MPI_CXX_FLOAT_COMPLEX,
                                   MPI_CXX_DOUBLE_COMPLEX, MPI_COMPLEX,          MPI_DOUBLE_COMPLEX,
                                   MPI_COMPLEX4,           MPI_COMPLEX8,         MPI_COMPLEX16,
