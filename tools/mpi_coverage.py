@@ -36,7 +36,7 @@ AREAS = [
     ("collectives", r"I?(barrier|bcast|gather|gatherv|scatter|scatterv|allgather|allgatherv|alltoall|alltoallv|"
                     r"alltoallw|reduce|allreduce|reduce_scatter|reduce_scatter_block|scan|exscan)$"),
     ("reduction operations", r"(Op_.*|Reduce_local)$"),
-    ("datatypes and packing", r"(Type_.*|Pack.*|Unpack.*|Get_address|Aint_.*|Get_elements.*)$"),
+    ("datatypes and packing", r"(Type_.*|Pack.*|Unpack.*|Get_address|Address|Aint_.*|Get_elements.*)$"),
     ("groups", r"Group_.*$"),
     ("communicators", r"(Comm_.*|Intercomm_.*)$"),
     ("process topologies", r"(Cart.*|Graph.*|Dist_graph_.*|I?[Nn]eighbor_.*|Dims_create|Topo_test)$"),

@@ -825,6 +825,10 @@ TAKYON_MPI_FN_(int, Type_create_struct,
 TAKYON_MPI_FN_(int, Type_create_subarray,
                (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                 const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
+TAKYON_MPI_FN_(int, Type_create_darray,
+               (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                MPI_Datatype *newtype));
 TAKYON_MPI_FN_(int, Type_create_resized,
                (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
 TAKYON_MPI_FN_(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
@@ -834,6 +838,9 @@ TAKYON_MPI_FN_(int, Type_size, (MPI_Datatype datatype, int *size));
 TAKYON_MPI_FN_(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
 TAKYON_MPI_FN_(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
 TAKYON_MPI_FN_(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+TAKYON_MPI_FN_(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+TAKYON_MPI_FN_(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+TAKYON_MPI_FN_(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 TAKYON_MPI_FN_(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
 TAKYON_MPI_FN_(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
 TAKYON_MPI_FN_(int, Type_get_envelope,
@@ -852,6 +859,32 @@ TAKYON_MPI_FN_(int, Unpack,
                (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm));
 TAKYON_MPI_FN_(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+TAKYON_MPI_FN_(int, Pack_external,
+               (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Aint outsize, MPI_Aint *position));
+TAKYON_MPI_FN_(int, Unpack_external,
+               (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                int outcount, MPI_Datatype datatype));
+TAKYON_MPI_FN_(int, Pack_external_size,
+               (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
+
+/* The MPI-1 names removed in MPI-3.0, which the MPI-5 ABI does not declare: declared only when the
+   program defines TAKYON_MPI_ENABLE_MPI1_COMPAT to 1 before including mpi.h (as Open MPI declares its own
+   with OMPI_OMIT_MPI1_COMPAT_DECLS=0). The library always defines them. */
+#if defined(TAKYON_MPI_ENABLE_MPI1_COMPAT) && TAKYON_MPI_ENABLE_MPI1_COMPAT
+TAKYON_MPI_FN_(int, Address, (void *location, MPI_Aint *address));
+TAKYON_MPI_FN_(int, Type_hvector,
+               (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+TAKYON_MPI_FN_(int, Type_hindexed,
+               (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                MPI_Datatype oldtype, MPI_Datatype *newtype));
+TAKYON_MPI_FN_(int, Type_struct,
+               (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+TAKYON_MPI_FN_(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+TAKYON_MPI_FN_(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+TAKYON_MPI_FN_(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+#endif
 
 /* Virtual topologies */
 TAKYON_MPI_FN_(int, Topo_test, (MPI_Comm comm, int *status));

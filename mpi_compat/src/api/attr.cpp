@@ -1,112 +1,46 @@
 // SPDX-License-Identifier: MIT
-// Communicator attributes: keyvals (Comm_create_keyval / free_keyval), Comm_set_attr, get_attr (the
-// predefined MPI_TAG_UB... on every communicator, and user keyvals), delete_attr. Copy callbacks run on
-// Comm_dup; delete callbacks on Comm_delete_attr, on overwriting a value, on Comm_free and, for
-// MPI_COMM_SELF, at MPI_Finalize. A freed keyval lives on while communicators still hold it.
-#include <map>
+// Attributes of communicators and datatypes, over the one model of attributes.hpp: keyvals
+// (Comm_/Type_create_keyval, free_keyval), set_attr, get_attr (for communicators also the predefined
+// MPI_TAG_UB... on every communicator), delete_attr. Copy callbacks run on Comm_dup / Type_dup; delete
+// callbacks on delete_attr, on overwriting a value, on Comm_free / Type_free and, for MPI_COMM_SELF, at
+// MPI_Finalize.
 #include <string>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "attributes.hpp"
+#include "datatype/datatype.hpp"
 
 namespace takyon::mpi {
 namespace {
-
-constexpr int kFirstUserKeyval = 1000;  // past the predefined ones (MPI_TAG_UB = 501...)
-
-struct Keyval {
-  MPI_Comm_copy_attr_function* copy;
-  MPI_Comm_delete_attr_function* del;
-  void* extra_state;
-  int holders = 0;     ///< communicators holding a value for it
-  bool freed = false;  ///< Comm_free_keyval was called
-};
-
-struct Keyvals {
-  std::map<int, Keyval> all;
-  int next = kFirstUserKeyval;
-};
-
-Keyvals& keyvals() {
-  static Keyvals k;
-  return k;
-}
 
 bool is_predefined(int keyval) {
   return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
          keyval == MPI_APPNUM || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_LASTUSEDCODE;
 }
 
-/// A usable user keyval; throws MPI_ERR_KEYVAL naming `fn` otherwise.
-Keyval& check_keyval(int keyval, const char* fn) {
+/// A user keyval a communicator's value may be set or deleted for; throws MPI_ERR_KEYVAL naming `fn`.
+void check_comm_keyval(int keyval, const char* fn) {
   if (is_predefined(keyval)) {
     fail(MPI_ERR_KEYVAL, fn,
          "keyval " + std::to_string(keyval) +
              " is predefined and cannot be set or deleted (argument comm_keyval)");
   }
-  auto it = keyvals().all.find(keyval);
-  if (it == keyvals().all.end() || it->second.freed) {
-    fail(MPI_ERR_KEYVAL, fn,
-         "invalid keyval " + std::to_string(keyval) + " (argument comm_keyval; " +
-             (it == keyvals().all.end() ? "never created" : "freed") + ")");
-  }
-  return it->second;
+  check_keyval(AttrKind::kComm, keyval, fn, "comm_keyval");
 }
 
-void release_holder(int keyval) {
-  auto it = keyvals().all.find(keyval);
-  if (it == keyvals().all.end()) return;
-  if (--it->second.holders == 0 && it->second.freed) keyvals().all.erase(it);
-}
-
-int call_delete(CommInfo& c, int keyval, void* value) {
-  auto it = keyvals().all.find(keyval);
-  if (it == keyvals().all.end() || it->second.del == MPI_COMM_NULL_DELETE_FN) return MPI_SUCCESS;
-  return it->second.del(c.handle, keyval, value, it->second.extra_state);
-}
-
-std::vector<std::pair<int, void*>>::iterator find_attr(CommInfo& c, int keyval) {
-  auto it = c.attrs.begin();
-  while (it != c.attrs.end() && it->first != keyval) ++it;
-  return it;
+void* handle_of(CommInfo& c) {
+  return static_cast<void*>(c.handle);
 }
 
 }  // namespace
 
 int copy_attrs(CommInfo& from, CommInfo& to) {
-  const auto attrs = from.attrs;  // a callback may change `from`'s attributes
-  for (const auto& [keyval, value] : attrs) {
-    auto it = keyvals().all.find(keyval);
-    if (it == keyvals().all.end() || it->second.copy == MPI_COMM_NULL_COPY_FN) continue;
-    void* out = nullptr;
-    int flag = 0;
-    if (it->second.copy == MPI_COMM_DUP_FN) {
-      out = value;
-      flag = 1;
-    } else {
-      int rc = it->second.copy(from.handle, keyval, it->second.extra_state, value, &out, &flag);
-      if (rc != MPI_SUCCESS) return rc;
-    }
-    if (flag != 0) {
-      to.attrs.emplace_back(keyval, out);
-      ++keyvals().all[keyval].holders;
-    }
-  }
-  return MPI_SUCCESS;
+  return copy_attrs(AttrKind::kComm, handle_of(from), from.attrs, to.attrs);
 }
 
 int delete_attrs(CommInfo& c) {
-  while (!c.attrs.empty()) {
-    auto [keyval, value] = c.attrs.back();
-    int rc = call_delete(c, keyval, value);
-    if (rc != MPI_SUCCESS) return rc;
-    auto it = find_attr(c, keyval);  // the callback may have changed the list
-    if (it != c.attrs.end()) {
-      c.attrs.erase(it);
-      release_holder(keyval);
-    }
-  }
-  return MPI_SUCCESS;
+  return delete_attrs(AttrKind::kComm, handle_of(c), c.attrs);
 }
 
 }  // namespace takyon::mpi
@@ -119,10 +53,10 @@ extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_at
   return guarded("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&] {
     if (comm_keyval == nullptr)
       fail(MPI_ERR_ARG, "MPI_Comm_create_keyval", "comm_keyval is NULL (argument comm_keyval)");
-    Keyvals& k = keyvals();
-    int id = k.next++;
-    k.all[id] = Keyval{comm_copy_attr_fn, comm_delete_attr_fn, extra_state};
-    *comm_keyval = id;
+    AttrCallbacks cb;
+    cb.comm_copy = comm_copy_attr_fn;
+    cb.comm_delete = comm_delete_attr_fn;
+    *comm_keyval = create_keyval(AttrKind::kComm, cb, extra_state);
     return MPI_SUCCESS;
   });
 }
@@ -132,10 +66,8 @@ extern "C" int PMPI_Comm_free_keyval(int* comm_keyval) {
   return guarded("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&] {
     if (comm_keyval == nullptr)
       fail(MPI_ERR_ARG, "MPI_Comm_free_keyval", "comm_keyval is NULL (argument comm_keyval)");
-    Keyval& kv = check_keyval(*comm_keyval, "MPI_Comm_free_keyval");
-    kv.freed = true;
-    if (kv.holders == 0) keyvals().all.erase(*comm_keyval);
-    *comm_keyval = MPI_KEYVAL_INVALID;
+    if (is_predefined(*comm_keyval)) check_comm_keyval(*comm_keyval, "MPI_Comm_free_keyval");
+    free_keyval(AttrKind::kComm, comm_keyval, "MPI_Comm_free_keyval", "comm_keyval");
     return MPI_SUCCESS;
   });
 }
@@ -145,20 +77,8 @@ extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribut
   constexpr const char* fn = "MPI_Comm_set_attr";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
-    check_keyval(comm_keyval, fn);
-    auto it = find_attr(c, comm_keyval);
-    if (it != c.attrs.end()) {
-      int rc = call_delete(c, comm_keyval, it->second);
-      if (rc != MPI_SUCCESS)
-        fail(rc, fn, "the delete callback of the old value returned error code " + std::to_string(rc));
-      it = find_attr(c, comm_keyval);  // the callback may have changed the list
-    }
-    if (it != c.attrs.end()) {
-      it->second = attribute_val;
-    } else {
-      c.attrs.emplace_back(comm_keyval, attribute_val);
-      ++keyvals().all[comm_keyval].holders;
-    }
+    check_comm_keyval(comm_keyval, fn);
+    set_attr(AttrKind::kComm, handle_of(c), c.attrs, comm_keyval, attribute_val, fn);
     return MPI_SUCCESS;
   });
 }
@@ -168,19 +88,8 @@ extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   constexpr const char* fn = "MPI_Comm_delete_attr";
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
-    check_keyval(comm_keyval, fn);
-    auto it = find_attr(c, comm_keyval);
-    if (it == c.attrs.end()) {
-      fail(MPI_ERR_KEYVAL, fn,
-           "keyval " + std::to_string(comm_keyval) + " has no value on this communicator");
-    }
-    int rc = call_delete(c, comm_keyval, it->second);
-    if (rc != MPI_SUCCESS) fail(rc, fn, "the delete callback returned error code " + std::to_string(rc));
-    it = find_attr(c, comm_keyval);
-    if (it != c.attrs.end()) {
-      c.attrs.erase(it);
-      release_holder(comm_keyval);
-    }
+    check_comm_keyval(comm_keyval, fn);
+    delete_attr(AttrKind::kComm, handle_of(c), c.attrs, comm_keyval, fn);
     return MPI_SUCCESS;
   });
 }
@@ -224,14 +133,10 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribut
         value = &lastusedcode;
         break;
       default: {
-        auto kv = keyvals().all.find(comm_keyval);
-        if (kv == keyvals().all.end()) {
-          fail(MPI_ERR_KEYVAL, fn,
-               "invalid keyval " + std::to_string(comm_keyval) + " (argument comm_keyval)");
-        }
-        auto it = find_attr(c, comm_keyval);
-        *flag = it != c.attrs.end() ? 1 : 0;
-        if (*flag != 0) *static_cast<void**>(attribute_val) = it->second;
+        check_keyval(AttrKind::kComm, comm_keyval, fn, "comm_keyval", /*freed_ok=*/true);
+        void* v = nullptr;
+        *flag = get_attr(c.attrs, comm_keyval, &v) ? 1 : 0;
+        if (*flag != 0) *static_cast<void**>(attribute_val) = v;
         return MPI_SUCCESS;
       }
     }
@@ -241,3 +146,65 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribut
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Comm_get_attr)
+
+extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                       MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                       void* extra_state) {
+  return guarded("MPI_Type_create_keyval", MPI_COMM_WORLD, [&] {
+    if (type_keyval == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Type_create_keyval", "type_keyval is NULL (argument type_keyval)");
+    AttrCallbacks cb;
+    cb.type_copy = type_copy_attr_fn;
+    cb.type_delete = type_delete_attr_fn;
+    *type_keyval = create_keyval(AttrKind::kType, cb, extra_state);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Type_create_keyval)
+
+extern "C" int PMPI_Type_free_keyval(int* type_keyval) {
+  return guarded("MPI_Type_free_keyval", MPI_COMM_WORLD, [&] {
+    if (type_keyval == nullptr)
+      fail(MPI_ERR_ARG, "MPI_Type_free_keyval", "type_keyval is NULL (argument type_keyval)");
+    free_keyval(AttrKind::kType, type_keyval, "MPI_Type_free_keyval", "type_keyval");
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Type_free_keyval)
+
+extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  constexpr const char* fn = "MPI_Type_set_attr";
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    check_any_type(datatype, fn, "datatype");
+    check_keyval(AttrKind::kType, type_keyval, fn, "type_keyval");
+    set_attr(AttrKind::kType, static_cast<void*>(datatype), type_attrs(datatype), type_keyval, attribute_val,
+             fn);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Type_set_attr)
+
+extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+  constexpr const char* fn = "MPI_Type_get_attr";
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    check_any_type(datatype, fn, "datatype");
+    if (attribute_val == nullptr || flag == nullptr) fail(MPI_ERR_ARG, fn, "NULL argument");
+    check_keyval(AttrKind::kType, type_keyval, fn, "type_keyval", /*freed_ok=*/true);
+    void* v = nullptr;
+    *flag = get_attr(type_attrs(datatype), type_keyval, &v) ? 1 : 0;
+    if (*flag != 0) *static_cast<void**>(attribute_val) = v;
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Type_get_attr)
+
+extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  constexpr const char* fn = "MPI_Type_delete_attr";
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    check_any_type(datatype, fn, "datatype");
+    check_keyval(AttrKind::kType, type_keyval, fn, "type_keyval");
+    delete_attr(AttrKind::kType, static_cast<void*>(datatype), type_attrs(datatype), type_keyval, fn);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Type_delete_attr)

@@ -157,6 +157,7 @@ MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info 
   if (rc != MPI_SUCCESS) {
     delete_attrs(c);
     free_comm(c);
+    *newcomm = MPI_COMM_NULL;  // as Open MPI and MPICH answer
     fail(rc, fn, "an attribute copy callback returned error code " + std::to_string(rc));
   }
   return h;

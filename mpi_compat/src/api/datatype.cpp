@@ -10,6 +10,7 @@
 
 #include "api/export.hpp"
 #include "api/guard.hpp"
+#include "datatype/darray.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
 
@@ -349,6 +350,96 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
 }
 TAKYON_MPI_WEAK_ALIAS(Type_create_subarray)
 
+extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                       const int array_of_distribs[], const int array_of_dargs[],
+                                       const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                       MPI_Datatype* newtype) {
+  const char* fn = "MPI_Type_create_darray";
+  return constructor(fn, [&] {
+    if (ndims <= 0) fail(MPI_ERR_DIMS, fn, "invalid ndims " + std::to_string(ndims) + " (argument ndims)");
+    if (size <= 0 || rank < 0 || rank >= size) {
+      fail(MPI_ERR_RANK, fn,
+           "invalid rank " + std::to_string(rank) + " of size " + std::to_string(size) +
+               " (arguments rank, size)");
+    }
+    check_out(newtype, fn);
+    for (const int* a : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes})
+      check_array(a, ndims, fn, "array_of_gsizes, array_of_distribs, array_of_dargs or array_of_psizes");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+      fail(MPI_ERR_ARG, fn, "invalid order " + std::to_string(order) + " (MPI_ORDER_C or MPI_ORDER_FORTRAN)");
+    }
+    const Type& old = old_type(oldtype, fn);
+    auto n = std::size_t(ndims);
+    std::vector<DarrayDim> dims(n);  // in the arguments' order, then fastest first
+    long long procs = 1;
+    for (int i = 0; i < ndims; ++i) {
+      DarrayDim& d = dims[std::size_t(i)];
+      d.gsize = array_of_gsizes[i];
+      d.distrib = array_of_distribs[i];
+      d.psize = array_of_psizes[i];
+      const int darg = array_of_dargs[i];
+      const std::string dim = "dimension " + std::to_string(i) + ": ";
+      if (d.gsize <= 0 || d.psize <= 0) {
+        fail(MPI_ERR_ARG, fn,
+             dim + "gsize " + std::to_string(d.gsize) + " and psize " + std::to_string(d.psize) +
+                 " must be positive (arguments array_of_gsizes, array_of_psizes)");
+      }
+      if (procs <= size) procs *= d.psize;  // at most 2^62; past size it stays past it
+      if (d.distrib == MPI_DISTRIBUTE_NONE) {
+        if (d.psize != 1) {
+          fail(MPI_ERR_ARG, fn,
+               dim + "MPI_DISTRIBUTE_NONE needs psize 1, not " + std::to_string(d.psize) +
+                   " (argument array_of_psizes)");
+        }
+      } else if (d.distrib == MPI_DISTRIBUTE_BLOCK) {
+        long long dflt = (static_cast<long long>(d.gsize) + d.psize - 1) / d.psize;
+        d.darg = darg == MPI_DISTRIBUTE_DFLT_DARG ? int(dflt) : darg;
+        if (d.darg <= 0 || static_cast<long long>(d.darg) * d.psize < d.gsize) {
+          fail(MPI_ERR_ARG, fn,
+               dim + "block size " + std::to_string(darg) + " leaves elements of " + std::to_string(d.gsize) +
+                   " to no process of " + std::to_string(d.psize) + " (argument array_of_dargs)");
+        }
+      } else if (d.distrib == MPI_DISTRIBUTE_CYCLIC) {
+        d.darg = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        if (d.darg <= 0) {
+          fail(MPI_ERR_ARG, fn,
+               dim + "invalid cyclic block size " + std::to_string(darg) + " (argument array_of_dargs)");
+        }
+      } else {
+        fail(MPI_ERR_ARG, fn,
+             dim + "invalid distribution " + std::to_string(d.distrib) +
+                 " (argument array_of_distribs: MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE)");
+      }
+    }
+    if (procs != size) {
+      fail(MPI_ERR_ARG, fn,
+           "the process grid (array_of_psizes) has " + std::to_string(procs) + " processes, size is " +
+               std::to_string(size));
+    }
+    // The process grid is row-major whatever the array's order: the last dimension varies fastest.
+    for (int i = ndims - 1, rest = rank; i >= 0; --i) {
+      dims[std::size_t(i)].coord = rest % dims[std::size_t(i)].psize;
+      rest /= dims[std::size_t(i)].psize;
+    }
+    if (order == MPI_ORDER_C) std::reverse(dims.begin(), dims.end());
+    std::size_t items = 1;
+    for (const DarrayDim& d : dims) {
+      std::size_t mine = 0;
+      for (const auto& [first, last] : darray_runs(d)) mine += std::size_t(last - first);
+      if (__builtin_mul_overflow(items, mine, &items)) items = std::size_t(kMaxTypeValue) + 1;
+    }
+    check_size(old, items);
+    *newtype = register_type(build_darray(dims, old));
+    std::vector<int> ints{size, rank, ndims};
+    for (const int* a : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes})
+      ints.insert(ints.end(), a, a + ndims);
+    ints.push_back(order);
+    describe(*newtype, MPI_COMBINER_DARRAY, std::move(ints), {}, &oldtype, 1);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Type_create_darray)
+
 extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                         MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_resized";
@@ -376,8 +467,17 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     auto t = std::make_shared<Type>(old_type(oldtype, fn));
     t->predefined = false;  // a dup of a predefined type is committed (as its original) and freeable
     t->name.clear();
-    *newtype = register_type(std::move(t));
-    describe(*newtype, MPI_COMBINER_DUP, {}, {}, &oldtype, 1);
+    MPI_Datatype dup = register_type(std::move(t));
+    describe(dup, MPI_COMBINER_DUP, {}, {}, &oldtype, 1);
+    int rc = copy_attrs(AttrKind::kType, static_cast<void*>(oldtype), type_attrs(oldtype), type_attrs(dup));
+    if (rc != MPI_SUCCESS) {
+      delete_attrs(AttrKind::kType, static_cast<void*>(dup), type_attrs(dup));
+      drop_type_attrs(dup);
+      unregister_type(dup);
+      *newtype = MPI_DATATYPE_NULL;  // as MPICH answers (and MPI_Comm_dup in both libraries)
+      fail(rc, fn, "an attribute's copy callback returned error code " + std::to_string(rc));
+    }
+    *newtype = dup;
     return MPI_SUCCESS;
   });
 }
@@ -401,6 +501,11 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
       fail(MPI_ERR_TYPE, "MPI_Type_free",
            "cannot free the predefined datatype " + t.name + " (argument datatype)");
     }
+    int rc = delete_attrs(AttrKind::kType, static_cast<void*>(*datatype), type_attrs(*datatype));
+    if (rc != MPI_SUCCESS) {
+      fail(rc, "MPI_Type_free", "an attribute's delete callback returned error code " + std::to_string(rc));
+    }
+    drop_type_attrs(*datatype);
     unregister_type(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

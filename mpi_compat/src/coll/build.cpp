@@ -36,10 +36,12 @@ void check_buf(const char* fn, const void* buf, int count, MPI_Datatype dt, cons
   try {
     check_type(dt, fn);
   } catch (const MpiError& e) {
-    std::string what = e.what();  // "<fn>: <why>": the argument's name goes after the reason
+    std::string what = e.what();  // "<fn>: <why> (argument datatype)...": this argument's name instead
     std::size_t colon = what.find(": ");
-    fail(MPI_ERR_TYPE, fn,
-         (colon == std::string::npos ? what : what.substr(colon + 2)) + " (argument " + type_arg + ")");
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    const std::string generic = " (argument datatype)";
+    for (std::size_t at; (at = what.find(generic)) != std::string::npos;) what.erase(at, generic.size());
+    fail(MPI_ERR_TYPE, fn, what + " (argument " + type_arg + ")");
   }
   if (buf == MPI_IN_PLACE)
     fail(MPI_ERR_BUFFER, fn, std::string("MPI_IN_PLACE is not allowed here (argument ") + buf_arg + ")");

@@ -172,6 +172,14 @@ void Schedule::reduce(const void* in, void* inout, std::size_t count, MPI_Dataty
   s.dt = dt;
   s.op = op;
   steps_.push_back(s);
+  hold(hold_type(dt));
+  hold(hold_op(op));
+}
+
+void Schedule::hold(std::shared_ptr<const void> object) {
+  if (object == nullptr) return;  // predefined: always valid
+  if (!held_.empty() && held_.back() == object) return;
+  held_.push_back(std::move(object));
 }
 
 void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf) {
@@ -182,6 +190,7 @@ void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* 
   s.count = count;
   s.dt = dt;
   steps_.push_back(s);
+  hold(hold_type(dt));
 }
 
 char* Schedule::scratch(std::size_t bytes) {

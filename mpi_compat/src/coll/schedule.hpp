@@ -189,6 +189,10 @@ class Schedule {
     bool active = false;
   };
   FoldPlan fold_;
+  /// Keeps what a step names by handle usable until the schedule is done, though the program may free
+  /// it right after the call that started the collective (derived datatypes, user ops).
+  void hold(std::shared_ptr<const void> object);
+  std::vector<std::shared_ptr<const void>> held_;
   /// Shared so that a send still in flight when a failed collective's schedule is destroyed keeps
   /// the block it reads from (Request::keep).
   struct ScratchBlock {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "attributes.hpp"
 #include "mpi.h"
 #include "runtime.hpp"
 
@@ -35,7 +36,7 @@ struct CommInfo {
   int rank = 0;                    ///< this process's rank in a derived communicator
   int slot = 0;                    ///< context-id slot (ctx == slot * kCtxPerSlot)
   std::string name;
-  std::vector<std::pair<int, void*>> attrs;  ///< (keyval, value) in the order they were set
+  AttrList attrs;         ///< (keyval, value) in the order they were set (attributes.hpp)
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
   std::shared_ptr<const struct Topology>
       topo;  ///< Cartesian or graph topology (comm/topo.hpp); Comm_dup shares it
@@ -107,8 +108,8 @@ CommInfo& register_intercomm(std::vector<int> local, std::vector<int> remote, in
 /// until the process exits, so requests still naming it stay safe.
 void release_comm(CommInfo& c);
 
-/// Attributes (api/attr.cpp). Comm_dup: runs the copy callbacks of `from`'s attributes into `to`;
-/// returns MPI_SUCCESS or the first failing callback's code.
+/// Attributes (attributes.hpp, through api/attr.cpp). Comm_dup: runs the copy callbacks of `from`'s
+/// attributes into `to`; returns MPI_SUCCESS or the first failing callback's code.
 int copy_attrs(CommInfo& from, CommInfo& to);
 /// Comm_free, MPI_Finalize (SELF): runs the delete callbacks, last attribute set first, and removes
 /// them; returns MPI_SUCCESS or the first failing callback's code.

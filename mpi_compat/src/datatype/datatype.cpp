@@ -3,6 +3,7 @@
 #include "datatype/datatype.hpp"
 
 #include <string>
+#include <unordered_map>
 
 #include "datatype/pack.hpp"
 #include "datatype/type.hpp"
@@ -22,9 +23,16 @@ const Type& valid(MPI_Datatype dt, const char* fn, const char* arg) {
   return *t;
 }
 
-/// For handles already checked by the caller.
+/// Attribute lists by handle: predefined types have no object of their own to keep one in.
+std::unordered_map<const void*, AttrList>& attr_lists() {
+  static std::unordered_map<const void*, AttrList> lists;
+  return lists;
+}
+
+/// For handles already checked by the caller (maybe freed since, by a program that may: the operation
+/// that uses it holds it).
 const Type& get(MPI_Datatype dt) {
-  const Type* t = find_type(dt);
+  const Type* t = find_type_in_use(dt);
   if (t == nullptr) fail(MPI_ERR_TYPE, "libtakyon_mpi", "invalid datatype");
   return *t;
 }
@@ -49,7 +57,7 @@ bool items_fit(MPI_Datatype dt, std::size_t count) noexcept {
 }
 
 std::size_t type_max_items(MPI_Datatype dt) noexcept {
-  const Type* t = find_type(dt);
+  const Type* t = find_type_in_use(dt);
   return t != nullptr ? t->max_items : 0;
 }
 
@@ -73,6 +81,15 @@ MPI_Aint type_extent(MPI_Datatype dt) {
   return get(dt).extent();
 }
 
+MPI_Aint type_true_lb(MPI_Datatype dt) {
+  return get(dt).true_lb;
+}
+
+MPI_Aint type_true_extent(MPI_Datatype dt) {
+  const Type& t = get(dt);
+  return t.true_ub - t.true_lb;
+}
+
 bool type_is_contiguous(MPI_Datatype dt) {
   return get(dt).contiguous;
 }
@@ -86,7 +103,16 @@ void unpack(const void* in, std::size_t bytes, std::size_t count, MPI_Datatype d
 }
 
 std::shared_ptr<const void> hold_type(MPI_Datatype dt) {
+  if (find_predefined(dt) != nullptr) return nullptr;  // an index: every collective step asks
   return find_derived(dt);
+}
+
+AttrList& type_attrs(MPI_Datatype dt) {
+  return attr_lists()[static_cast<const void*>(dt)];
+}
+
+void drop_type_attrs(MPI_Datatype dt) {
+  attr_lists().erase(static_cast<const void*>(dt));
 }
 
 long long type_elements_in(MPI_Datatype dt, std::size_t bytes) {

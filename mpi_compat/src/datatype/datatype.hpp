@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "attributes.hpp"
 #include "mpi.h"
 
 namespace takyon::mpi {
@@ -31,6 +32,9 @@ std::size_t items_bytes(MPI_Datatype dt, std::size_t count, const char* fn, cons
 /// Lower bound and extent of `dt` (MPI_Type_get_extent): item i starts at buf + lb + i * extent.
 MPI_Aint type_lb(MPI_Datatype dt);
 MPI_Aint type_extent(MPI_Datatype dt);
+/// True lower bound and true extent of `dt` (MPI_Type_get_true_extent): the bytes its data covers.
+MPI_Aint type_true_lb(MPI_Datatype dt);
+MPI_Aint type_true_extent(MPI_Datatype dt);
 /// Whether `count` items at `buf` are exactly the type_size(dt) * count bytes starting at buf + lb
 /// (no holes, extent == size): such buffers are sent and received in place.
 bool type_is_contiguous(MPI_Datatype dt);
@@ -42,6 +46,10 @@ void unpack(const void* in, std::size_t bytes, std::size_t count, MPI_Datatype d
 /// Keeps a derived datatype alive after MPI_Type_free while an operation uses it (nullptr for a
 /// predefined one). The pointer is opaque; reset it when the operation is over.
 std::shared_ptr<const void> hold_type(MPI_Datatype dt);
+/// The attributes cached on `dt`, a valid handle (predefined or derived); created empty on first use.
+AttrList& type_attrs(MPI_Datatype dt);
+/// Forgets `dt`'s attributes (MPI_Type_free, once their delete callbacks ran).
+void drop_type_attrs(MPI_Datatype dt);
 /// Basic elements in `bytes` packed bytes of `dt` (MPI_Get_elements); -1 if the bytes end inside one.
 long long type_elements_in(MPI_Datatype dt, std::size_t bytes);
 

@@ -15,8 +15,10 @@ struct BasicType {
   std::size_t extent = 0;         ///< pair types: with the C struct's padding (MPI_DOUBLE_INT: 12 / 16)
   std::size_t first = 0;          ///< pair types: size of the first member
   std::size_t second_offset = 0;  ///< pair types: offset of the second member
-  int elements = 1;               ///< basic elements per item
-  std::size_t align = 1;          ///< alignment (a struct's extent is rounded up to it)
+  MPI_Datatype first_type = MPI_DATATYPE_NULL;  ///< pair types: the members' predefined types
+  MPI_Datatype second_type = MPI_DATATYPE_NULL;
+  int elements = 1;       ///< basic elements per item
+  std::size_t align = 1;  ///< alignment (a struct's extent is rounded up to it)
   const char* name = nullptr;
 };
 

@@ -22,7 +22,8 @@ constexpr std::size_t kSlots = detail::kPredefinedSlots;
 std::array<Type, kSlots> build_predefined() {
   std::array<Type, kSlots> table{};
   for (std::size_t i = 1; i < kSlots; ++i) {
-    const BasicType& b = basic_type(reinterpret_cast<MPI_Datatype>(kBase + std::intptr_t(i)));
+    const auto handle = reinterpret_cast<MPI_Datatype>(kBase + std::intptr_t(i));
+    const BasicType& b = basic_type(handle);
     if (b.size == 0) continue;
     Type& t = table[i];
     t.predefined = true;
@@ -40,16 +41,16 @@ std::array<Type, kSlots> build_predefined() {
       } else {
         t.blocks.push_back({MPI_Aint(b.second_offset), second});
       }
-      if (second == b.first) {
-        t.elems.push_back({b.first, 2});
+      if (b.first_type == b.second_type) {
+        t.elems.push_back({b.first, 2, b.first_type});
       } else {
-        t.elems.push_back({b.first, 1});
-        t.elems.push_back({second, 1});
+        t.elems.push_back({b.first, 1, b.first_type});
+        t.elems.push_back({second, 1, b.second_type});
       }
       t.true_ub = MPI_Aint(b.second_offset + second);
     } else {
       t.blocks.push_back({0, b.size});
-      t.elems.push_back({b.size, 1});
+      t.elems.push_back({b.size, 1, handle});
       t.true_ub = MPI_Aint(b.size);
     }
     t.finish();
@@ -62,6 +63,14 @@ const std::array<Type, kSlots> kPredefined = build_predefined();
 /// Derived handles: the key is the handle value, so a foreign pointer is looked up, never read.
 std::unordered_map<const void*, std::shared_ptr<Type>>& registry() {
   static std::unordered_map<const void*, std::shared_ptr<Type>> r;
+  return r;
+}
+
+/// Freed handles whose types a pending operation still holds (hold_type): the operation's steps
+/// still name them by handle. A live type's address cannot be another's handle, so an entry can only
+/// be found by the operation that holds it; expired entries are dropped at the next MPI_Type_free.
+std::unordered_map<const void*, std::weak_ptr<Type>>& retired() {
+  static std::unordered_map<const void*, std::weak_ptr<Type>> r;
   return r;
 }
 
@@ -142,7 +151,7 @@ void TypeBuilder::push_block(MPI_Aint disp, std::size_t len) {
 void TypeBuilder::push_elems(const ElemRun& run) {
   if (run.count == 0) return;
   std::vector<ElemRun>& e = t_->elems;
-  if (!e.empty() && e.back().size == run.size) {
+  if (!e.empty() && e.back().size == run.size && e.back().basic == run.basic) {
     e.back().count += run.count;
   } else {
     e.push_back(run);
@@ -225,7 +234,7 @@ void TypeBuilder::add(const Type& old, MPI_Aint disp, std::size_t n) {
     }
   }
   if (old.elems.size() == 1) {
-    push_elems({old.elems[0].size, old.elems[0].count * n});
+    push_elems({old.elems[0].size, old.elems[0].count * n, old.elems[0].basic});
   } else {
     for (std::size_t i = 0; i < n; ++i) {
       for (const ElemRun& r : old.elems) push_elems(r);
@@ -272,7 +281,23 @@ MPI_Datatype register_type(std::shared_ptr<Type> t) {
 }
 
 bool unregister_type(MPI_Datatype dt) {
-  return registry().erase(static_cast<const void*>(dt)) != 0;
+  auto& reg = registry();
+  auto it = reg.find(static_cast<const void*>(dt));
+  if (it == reg.end()) return false;
+  auto& old = retired();
+  std::erase_if(old, [](const auto& e) { return e.second.expired(); });
+  if (it->second.use_count() > 1) old.emplace(it->first, it->second);
+  reg.erase(it);
+  return true;
+}
+
+const Type* find_type_in_use(MPI_Datatype dt) {
+  if (const Type* t = find_type(dt)) return t;
+  auto& old = retired();
+  auto it = old.find(static_cast<const void*>(dt));
+  if (it == old.end()) return nullptr;
+  // The holder keeps it alive: the raw pointer stays valid while the operation that asks runs.
+  return it->second.lock().get();
 }
 
 std::size_t registered_types() {

@@ -24,10 +24,12 @@ struct Block {
   std::size_t len = 0;
 };
 
-/// `count` consecutive basic elements of `size` bytes each (typemap order).
+/// `count` consecutive basic elements of `size` bytes each (typemap order), all of the predefined
+/// type `basic` (what a conversion such as external32 needs to know of them).
 struct ElemRun {
   std::size_t size = 0;
   std::size_t count = 0;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
 };
 
 struct Type;
@@ -144,6 +146,9 @@ std::shared_ptr<Type> find_derived(MPI_Datatype dt);
 MPI_Datatype register_type(std::shared_ptr<Type> t);
 /// Removes a derived type's handle from the registry (requests that hold it keep it alive).
 bool unregister_type(MPI_Datatype dt);
+/// find_type(), and also a freed derived type that some operation still holds (hold_type): for the
+/// internal steps of that operation, never for checking a user's argument.
+const Type* find_type_in_use(MPI_Datatype dt);
 /// How many derived types are registered (tests).
 std::size_t registered_types();
 

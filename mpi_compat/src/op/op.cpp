@@ -25,6 +25,7 @@
 #include "datatype/datatype.hpp"
 #include "datatype/predefined.hpp"
 #include "errors.hpp"
+#include "op/user_op.hpp"
 
 // IEEE binary128 for MPI_REAL16 / MPI_COMPLEX32: GCC's and Clang's __float128 on x86-64, long double
 // where that is binary128 (AArch64); elsewhere the two types take no reduction.
@@ -212,27 +213,6 @@ const PredefinedOp kPredefined[] = {
 const PredefinedOp* find_predefined(MPI_Op op) {
   for (const PredefinedOp& p : kPredefined) {
     if (p.op == op) return &p;
-  }
-  return nullptr;
-}
-
-struct UserOp {
-  static constexpr std::uint32_t kMagic = 0x55534f50U;  // "USOP"
-  std::uint32_t magic = kMagic;
-  MPI_User_function* fn = nullptr;
-  bool commute = true;
-};
-
-/// Live user ops; a handle is the address of its UserOp, checked against this list before use.
-std::vector<std::unique_ptr<UserOp>>& user_ops() {
-  static std::vector<std::unique_ptr<UserOp>> ops;
-  return ops;
-}
-
-UserOp* find_user(MPI_Op op) {
-  if (reinterpret_cast<std::uintptr_t>(op) < 0x100) return nullptr;  // predefined ops: 0x020..0x03d
-  for (auto& u : user_ops()) {
-    if (reinterpret_cast<MPI_Op>(u.get()) == op) return u.get();
   }
   return nullptr;
 }
@@ -523,12 +503,14 @@ void check_op(MPI_Op op, MPI_Datatype dt, const char* fn) {
 }
 
 bool op_commutative(MPI_Op op) {
-  UserOp* u = find_user(op);
+  UserOp* u = find_user_in_use(op);
   return u == nullptr || u->commute;
 }
 
 bool reduces_packed(MPI_Op op, MPI_Datatype dt) {
-  return type_is_contiguous(dt) || (find_user(op) == nullptr && basic_type(dt).size != 0);
+  // User ops take any datatype (apply_op_into lays packed items out for them); predefined ops need
+  // a contiguous or predefined one.
+  return type_is_contiguous(dt) || find_user_in_use(op) != nullptr || basic_type(dt).size != 0;
 }
 
 void apply_op(MPI_Op op, MPI_Datatype dt, const void* in, void* inout, std::size_t count) {
@@ -545,18 +527,9 @@ void apply_op_into(MPI_Op op, MPI_Datatype dt, const void* x, const void* y, voi
   }
   const void* in = x;
   void* inout = out;
-  if (UserOp* u = find_user(op)) {
+  if (const UserOp* u = find_user_in_use(op)) {
     if (out != y) throw std::logic_error("apply_op_into: a user op needs out == y");
-    // The user function takes an int length: very large reductions go in pieces.
-    std::size_t extent = std::size_t(type_extent(dt));
-    const char* src = static_cast<const char*>(in);
-    char* dst = static_cast<char*>(inout);
-    for (std::size_t done = 0; done < count;) {
-      int len = int(std::min<std::size_t>(count - done, 1U << 30));
-      MPI_Datatype d = dt;
-      u->fn(const_cast<char*>(src + done * extent), dst + done * extent, &len, &d);
-      done += std::size_t(len);
-    }
+    apply_user_op(*u, dt, in, inout, count);
     return;
   }
   if (op == MPI_NO_OP) return;
@@ -652,27 +625,6 @@ void apply_op_into(MPI_Op op, MPI_Datatype dt, const void* x, const void* y, voi
     case Repr::kNone:
       break;
   }
-}
-
-MPI_Op create_user_op(MPI_User_function* fn, bool commute) {
-  auto u = std::make_unique<UserOp>();
-  u->fn = fn;
-  u->commute = commute;
-  MPI_Op h = reinterpret_cast<MPI_Op>(u.get());
-  user_ops().push_back(std::move(u));
-  return h;
-}
-
-void free_user_op(MPI_Op op, const char* fn) {
-  auto& ops = user_ops();
-  for (auto it = ops.begin(); it != ops.end(); ++it) {
-    if (reinterpret_cast<MPI_Op>(it->get()) == op) {
-      ops.erase(it);
-      return;
-    }
-  }
-  if (is_predefined_op(op)) fail(MPI_ERR_OP, fn, "a predefined op cannot be freed (argument op)");
-  fail(MPI_ERR_OP, fn, "invalid op (argument op): not a live user op (freed twice?)");
 }
 
 }  // namespace takyon::mpi

@@ -3,7 +3,7 @@
 # builds, the whole malloc family (shm/heap_malloc.cpp: all or none -- glibc's free or
 # malloc_usable_size on a block of the shared heap would corrupt it), nothing else; every function
 # mpi.h declares is there under both names; the feature probes configure scripts test for
-# (MPI_Accumulate, MPI_Get_accumulate, MPI_Session_init) are not.
+# (MPI_Accumulate, MPI_Get_accumulate) are not.
 #   cmake -DLIB=<libtakyon_mpi.so> -DHEADER=<mpi.h> -DNM=<nm> -P check_exports.cmake
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND "${NM}" -D --defined-only "${LIB}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -68,7 +68,7 @@ if(missing)
   list(JOIN missing " " text)
   message(FATAL_ERROR "declared in mpi.h but not exported: ${text}")
 endif()
-foreach(probe MPI_Accumulate MPI_Get_accumulate MPI_Session_init)
+foreach(probe MPI_Accumulate MPI_Get_accumulate)
   if(probe IN_LIST weak OR "P${probe}" IN_LIST strong)
     message(FATAL_ERROR "${probe} is exported: configure scripts would think it works")
   endif()

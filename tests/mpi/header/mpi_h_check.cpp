@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// mpi.h compiled as C++ (C++17 and C++20 builds of this file), with the project's strict warnings on.
+// mpi.h compiled as C++ (C++17 and C++20 builds of this file), with the project's strict warnings on,
+// with the opt-in MPI-1 declarations.
+#define TAKYON_MPI_ENABLE_MPI1_COMPAT 1
 #include <mpi.h>
 
 #include <cstdint>
@@ -25,6 +27,14 @@ CHECK_FN(Comm_split_type, int (*)(MPI_Comm, int, int, MPI_Info, MPI_Comm*));
 CHECK_FN(Type_get_envelope, int (*)(MPI_Datatype, int*, int*, int*, int*));
 CHECK_FN(Aint_diff, MPI_Aint (*)(MPI_Aint, MPI_Aint));
 CHECK_FN(Status_set_elements_x, int (*)(MPI_Status*, MPI_Datatype, MPI_Count));
+CHECK_FN(Type_create_darray, int (*)(int, int, int, const int*, const int*, const int*, const int*, int,
+                                     MPI_Datatype, MPI_Datatype*));
+CHECK_FN(Pack_external, int (*)(const char*, const void*, int, MPI_Datatype, void*, MPI_Aint, MPI_Aint*));
+CHECK_FN(Type_match_size, int (*)(int, int, MPI_Datatype*));
+CHECK_FN(Type_get_extent_x, int (*)(MPI_Datatype, MPI_Count*, MPI_Count*));
+CHECK_FN(Type_hvector, int (*)(int, int, MPI_Aint, MPI_Datatype, MPI_Datatype*));
+CHECK_FN(Type_struct, int (*)(int, int*, MPI_Aint*, MPI_Datatype*, MPI_Datatype*));
+CHECK_FN(Address, int (*)(void*, MPI_Aint*));
 
 static_assert(std::is_pointer_v<MPI_Comm> && std::is_pointer_v<MPI_Request>, "handles are pointers");
 static_assert(!std::is_same_v<MPI_Comm, MPI_Group>, "handle types are distinct");

@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
 
+#include "datatype/external32.hpp"
 #include "datatype/pack.hpp"
 #include "datatype/type.hpp"
 
@@ -385,6 +389,107 @@ TEST(DatatypeFlatten, VectorPacksByBlocks) {
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(packed[std::size_t(i)], 2.0 * i);
   unpack_items(packed.data(), packed.size() * sizeof(double), 1, *t, back.data());
   for (int i = 0; i < 2000; ++i) ASSERT_EQ(back[std::size_t(i)], i % 2 == 0 ? double(i) : -1.0);
+}
+
+TEST(DatatypeRegistry, AFreedTypeStaysUsableForItsHolder) {
+  // MPI_Type_free while a nonblocking operation holds the type: the handle is invalid for arguments
+  // (find_type) but the holder's steps still find it (find_type_in_use) until they let go.
+  TypeBuilder b;
+  b.add(*find_type(MPI_INT), 0, 3);
+  MPI_Datatype h = register_type(b.build());
+  std::shared_ptr<Type> held = find_derived(h);
+  ASSERT_TRUE(unregister_type(h));
+  EXPECT_EQ(find_type(h), nullptr);
+  EXPECT_EQ(find_type_in_use(h), held.get());
+  held.reset();
+  EXPECT_EQ(find_type_in_use(h), nullptr);
+  // Not held: gone at once.
+  TypeBuilder b2;
+  b2.add(*find_type(MPI_INT), 0, 2);
+  MPI_Datatype h2 = register_type(b2.build());
+  ASSERT_TRUE(unregister_type(h2));
+  EXPECT_EQ(find_type_in_use(h2), nullptr);
+}
+
+TEST(DatatypeFlatten, ElementRunsKeepTheirBasicTypes) {
+  // Runs of equal size but different types stay apart (external32 converts each by its type).
+  const Type& fi = *find_type(MPI_FLOAT_INT);
+  ASSERT_EQ(fi.elems.size(), 2U);
+  EXPECT_EQ(fi.elems[0].basic, MPI_FLOAT);
+  EXPECT_EQ(fi.elems[1].basic, MPI_INT);
+  TypeBuilder b;
+  b.add(*find_type(MPI_INT), 0, 2);
+  b.add(*find_type(MPI_FLOAT), 8, 1);
+  b.add(*find_type(MPI_FLOAT), 12, 2);
+  auto t = b.build();
+  ASSERT_EQ(t->elems.size(), 2U);
+  EXPECT_EQ(t->elems[0].count, 2U);
+  EXPECT_EQ(t->elems[1].basic, MPI_FLOAT);
+  EXPECT_EQ(t->elems[1].count, 3U);
+  EXPECT_EQ(t->blocks.size(), 1U);
+}
+
+#if LDBL_MANT_DIG == 64 && defined(__SIZEOF_FLOAT128__)  // x87 long double, and __float128 to check it
+namespace {
+
+/// The external32 bytes of a binary128 value (big-endian).
+std::array<unsigned char, 16> quad_bytes(__float128 q) {
+  std::array<unsigned char, 16> le{}, be{};
+  std::memcpy(le.data(), &q, 16);
+  for (int i = 0; i < 16; ++i) be[std::size_t(i)] = le[std::size_t(15 - i)];
+  return be;
+}
+
+}  // namespace
+
+TEST(External32, LongDoubleIsBinary128BothWays) {
+  // The compiler's own conversions (exact one way, rounded to nearest the other) are the reference.
+  const Type& ld = *find_type(MPI_LONG_DOUBLE);
+  std::mt19937_64 rng(7);
+  std::vector<long double> values = {
+      0.0L, -0.0L, 1.0L, -1.5L, 0.1L, 1e-4940L, 3.3e-4932L, 1.1e4932L, __builtin_infl(), -__builtin_infl()};
+  for (int i = 0; i < 2000; ++i) {
+    std::uint64_t bits = rng();
+    double d = 0;
+    std::memcpy(&d, &bits, 8);
+    if (d == d) values.push_back(static_cast<long double>(d) * (1.0L + 1e-10L * (i % 7)));
+  }
+  for (long double v : values) {
+    std::array<unsigned char, 16> out{};
+    to_external32(ld, 1, reinterpret_cast<const char*>(&v), reinterpret_cast<char*>(out.data()));
+    ASSERT_EQ(out, quad_bytes(static_cast<__float128>(v))) << static_cast<double>(v);
+    long double back = 0;
+    from_external32(ld, 1, reinterpret_cast<const char*>(out.data()), reinterpret_cast<char*>(&back));
+    ASSERT_TRUE(back == v) << static_cast<double>(v);
+  }
+  // binary128 values with more precision than x87 round to nearest, as the compiler's cast does.
+  for (int i = 0; i < 2000; ++i) {
+    std::uint64_t hi = rng(), lo = rng();
+    hi = (hi & 0x8000ffffffffffffULL) | (std::uint64_t(0x3fff + int(rng() % 200) - 100) << 48);
+    __float128 q = 0;
+    std::memcpy(&q, &lo, 8);
+    std::memcpy(reinterpret_cast<char*>(&q) + 8, &hi, 8);
+    std::array<unsigned char, 16> in = quad_bytes(q);
+    long double got = 0;
+    from_external32(ld, 1, reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(&got));
+    ASSERT_TRUE(got == static_cast<long double>(q));
+  }
+}
+#endif
+
+TEST(External32, LongsNarrowAndWiden) {
+  const Type& l = *find_type(MPI_LONG);
+  EXPECT_EQ(external32_item_size(l), 4U);
+  long v[3] = {-1, 0x7fffffffL, -0x80000000L}, back[3] = {};
+  unsigned char out[12];
+  to_external32(l, 3, reinterpret_cast<const char*>(v), reinterpret_cast<char*>(out));
+  const unsigned char want[12] = {0xff, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0};
+  EXPECT_EQ(std::memcmp(out, want, 12), 0);
+  from_external32(l, 3, reinterpret_cast<const char*>(out), reinterpret_cast<char*>(back));
+  EXPECT_TRUE(back[0] == v[0] && back[1] == v[1] && back[2] == v[2]);
+  long big = 0x80000000L;
+  EXPECT_THROW(to_external32(l, 1, reinterpret_cast<const char*>(&big), reinterpret_cast<char*>(out)),
+               ConversionError);
 }
 
 }  // namespace

@@ -122,6 +122,10 @@ static inline const char *error_class_name(int cls) {
       return "MPI_ERR_INFO_NOKEY";
     case MPI_ERR_NO_MEM:
       return "MPI_ERR_NO_MEM";
+    case MPI_ERR_CONVERSION:
+      return "MPI_ERR_CONVERSION";
+    case MPI_ERR_UNSUPPORTED_DATAREP:
+      return "MPI_ERR_UNSUPPORTED_DATAREP";
   }
   return "another class";
 }
