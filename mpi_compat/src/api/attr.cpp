@@ -109,16 +109,14 @@ int delete_attrs(CommInfo& c) {
   return MPI_SUCCESS;
 }
 
-}  // namespace takyon::mpi
+namespace {
 
-using namespace takyon::mpi;
-
-extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
-                                       MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
-                                       void* extra_state) {
-  return guarded("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&] {
-    if (comm_keyval == nullptr)
-      fail(MPI_ERR_ARG, "MPI_Comm_create_keyval", "comm_keyval is NULL (argument comm_keyval)");
+// The entry points' bodies, shared by the MPI-2 names and the deprecated MPI-1 ones (MPI_Keyval_create,
+// MPI_Attr_put...), whose C bindings are the same; errors name the function called.
+int create_keyval(const char* fn, MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                  MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) {
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    if (comm_keyval == nullptr) fail(MPI_ERR_ARG, fn, "comm_keyval is NULL (argument comm_keyval)");
     Keyvals& k = keyvals();
     int id = k.next++;
     k.all[id] = Keyval{comm_copy_attr_fn, comm_delete_attr_fn, extra_state};
@@ -126,23 +124,19 @@ extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_at
     return MPI_SUCCESS;
   });
 }
-TAKYON_MPI_WEAK_ALIAS(Comm_create_keyval)
 
-extern "C" int PMPI_Comm_free_keyval(int* comm_keyval) {
-  return guarded("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&] {
-    if (comm_keyval == nullptr)
-      fail(MPI_ERR_ARG, "MPI_Comm_free_keyval", "comm_keyval is NULL (argument comm_keyval)");
-    Keyval& kv = check_keyval(*comm_keyval, "MPI_Comm_free_keyval");
+int free_keyval(const char* fn, int* comm_keyval) {
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    if (comm_keyval == nullptr) fail(MPI_ERR_ARG, fn, "comm_keyval is NULL (argument comm_keyval)");
+    Keyval& kv = check_keyval(*comm_keyval, fn);
     kv.freed = true;
     if (kv.holders == 0) keyvals().all.erase(*comm_keyval);
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
   });
 }
-TAKYON_MPI_WEAK_ALIAS(Comm_free_keyval)
 
-extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
-  constexpr const char* fn = "MPI_Comm_set_attr";
+int set_attr(const char* fn, MPI_Comm comm, int comm_keyval, void* attribute_val) {
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
     check_keyval(comm_keyval, fn);
@@ -162,10 +156,8 @@ extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribut
     return MPI_SUCCESS;
   });
 }
-TAKYON_MPI_WEAK_ALIAS(Comm_set_attr)
 
-extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
-  constexpr const char* fn = "MPI_Comm_delete_attr";
+int delete_attr(const char* fn, MPI_Comm comm, int comm_keyval) {
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
     check_keyval(comm_keyval, fn);
@@ -184,10 +176,8 @@ extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     return MPI_SUCCESS;
   });
 }
-TAKYON_MPI_WEAK_ALIAS(Comm_delete_attr)
 
-extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
-  constexpr const char* fn = "MPI_Comm_get_attr";
+int get_attr(const char* fn, MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
     if (attribute_val == nullptr || flag == nullptr) fail(MPI_ERR_ARG, fn, "NULL argument");
@@ -240,4 +230,65 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribut
     return MPI_SUCCESS;
   });
 }
+
+}  // namespace
+}  // namespace takyon::mpi
+
+using namespace takyon::mpi;
+
+extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                                       MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                                       void* extra_state) {
+  return create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
+                       extra_state);
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_create_keyval)
+
+extern "C" int PMPI_Comm_free_keyval(int* comm_keyval) {
+  return free_keyval("MPI_Comm_free_keyval", comm_keyval);
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_free_keyval)
+
+extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+  return set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_set_attr)
+
+extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+  return delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
+}
+TAKYON_MPI_WEAK_ALIAS(Comm_delete_attr)
+
+extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+  return get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+}
 TAKYON_MPI_WEAK_ALIAS(Comm_get_attr)
+
+// The MPI-1 names, deprecated but still in MPI-5 (and its ABI): MPI_Copy_function and
+// MPI_Delete_function are MPI_Comm_copy_attr_function and MPI_Comm_delete_attr_function, and
+// MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN have the values of the MPI_COMM_ ones.
+extern "C" int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                                  void* extra_state) {
+  return create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
+}
+TAKYON_MPI_WEAK_ALIAS(Keyval_create)
+
+extern "C" int PMPI_Keyval_free(int* keyval) {
+  return free_keyval("MPI_Keyval_free", keyval);
+}
+TAKYON_MPI_WEAK_ALIAS(Keyval_free)
+
+extern "C" int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+  return set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+TAKYON_MPI_WEAK_ALIAS(Attr_put)
+
+extern "C" int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+TAKYON_MPI_WEAK_ALIAS(Attr_get)
+
+extern "C" int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
+  return delete_attr("MPI_Attr_delete", comm, keyval);
+}
+TAKYON_MPI_WEAK_ALIAS(Attr_delete)

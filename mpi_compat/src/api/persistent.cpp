@@ -5,6 +5,7 @@
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "coll/schedule.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -25,6 +26,10 @@ void start(const char* fn, MPI_Request handle, const char* arg) {
   if (!r->persistent)
     fail(MPI_ERR_REQUEST, fn, std::string("not a persistent request (argument ") + arg + ")");
   if (r->active) fail(MPI_ERR_REQUEST, fn, std::string("request is already active (argument ") + arg + ")");
+  if (r->kind == RequestKind::kColl) {
+    start_persistent(*r);
+    return;
+  }
   prepare_start(*r);
   if (r->kind == RequestKind::kRecv) {
     engine().start_recv(r);

@@ -67,7 +67,9 @@ void check_counts(const char* fn, const int* counts, const int* displs, int p, c
 }
 
 /// Sends and receives through packed bytes: a contiguous datatype's items are used in place; any
-/// other is packed into scratch now (data to send) or unpacked after the algorithm (data received).
+/// other is packed into scratch when the schedule starts (data to send: Schedule::pack, so that a
+/// persistent collective reads the buffer anew at each start) or unpacked after the algorithm
+/// (data received).
 class Views {
  public:
   explicit Views(Schedule& s) : s_(s) {}
@@ -77,7 +79,7 @@ class Views {
     const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
     if (type_is_contiguous(dt) || count == 0) return static_cast<const char*>(buf) + type_lb(dt);
     char* packed = s_.scratch(bytes);
-    pack(buf, count, dt, packed);
+    s_.pack(buf, count, dt, packed);
     return packed;
   }
   /// Data written by the collective; `keep`: it starts with buf's current data (MPI_IN_PLACE).
@@ -85,7 +87,7 @@ class Views {
     const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
     if (type_is_contiguous(dt) || count == 0) return static_cast<char*>(buf) + type_lb(dt);
     char* packed = s_.scratch(bytes);
-    if (keep) pack(buf, count, dt, packed);
+    if (keep) s_.pack(buf, count, dt, packed);
     unpacks_.push_back(Unpack{packed, count, dt, buf});
     return packed;
   }
@@ -565,7 +567,7 @@ SchedulePtr build_alltoallv(const char* fn, const void* sendbuf, const int* send
       MPI_Aint d = is_w ? MPI_Aint(rdispls[i]) : MPI_Aint(rdispls[i]) * type_extent(t);
       auto n = std::size_t(recvcounts[i]);
       char* copy = s->scratch(n * type_size(t));
-      pack(static_cast<char*>(recvbuf) + d, n, t, copy);
+      s->pack(static_cast<char*>(recvbuf) + d, n, t, copy);
       sb.at.push_back(copy);
       sb.bytes.push_back(n * type_size(t));
     }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <unordered_map>
 
 #include "datatype/datatype.hpp"
 #include "errors.hpp"
@@ -59,6 +60,10 @@ void Schedule::operator delete(void* p) {
 }
 
 Schedule::~Schedule() {
+  abandon();
+}
+
+void Schedule::abandon() {
   // Only reached with transfers in flight when a collective failed (a peer died, a size mismatch).
   // A receive the engine has matched still writes into its buffer -- scratch_, inline_scratch_ (in
   // this recycled object) or the user's, reused once the error returns -- so it is abandoned: waited
@@ -75,6 +80,13 @@ Schedule::~Schedule() {
     if (r->kind == RequestKind::kSend && !r->complete) keep_send_data(*r);
     e.free_request(r);
   }
+  inflight_.clear();
+}
+
+void Schedule::rewind() {
+  abandon();  // nothing after a success
+  round_ = 0;
+  started_ = false;
 }
 
 int Schedule::scratch_of(const void* buf, std::size_t bytes) const {
@@ -182,6 +194,16 @@ void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* 
   s.count = count;
   s.dt = dt;
   steps_.push_back(s);
+}
+
+void Schedule::pack(const void* buf, std::size_t count, MPI_Datatype dt, char* packed) {
+  if (count == 0) return;
+  Step s{Step::Kind::kPack};
+  s.src = buf;
+  s.dst = packed;
+  s.count = count;
+  s.dt = dt;
+  packs_.push_back(s);
 }
 
 char* Schedule::scratch(std::size_t bytes) {
@@ -318,6 +340,9 @@ void Schedule::start_round() {
   // the sender copies in. With the two ranks' CPUs far apart (no shared cache), that overlap makes
   // a two-rank allreduce and a nonblocking reduce's root clearly faster than a single copy.
   if (pipelined_ < 0) pipelined_ = receives_to_reduce() ? 1 : 0;
+  if (round_ == 0) {
+    for (const Step& p : packs_) takyon::mpi::pack(p.src, p.count, p.dt, static_cast<char*>(p.dst));
+  }
   plan_fold(begin, end);
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {
@@ -439,14 +464,22 @@ void Schedule::run() {
 
 namespace {
 
+/// A nonblocking collective in flight, or a persistent one started (its schedule is `persistent()`'s).
 struct Pending {
   Request* req;
-  std::unique_ptr<Schedule> schedule;
+  Schedule* schedule;
+  std::unique_ptr<Schedule> owned;  ///< nonblocking: destroyed when the request completes
 };
 
 std::vector<Pending>& pending() {
   static std::vector<Pending> list;
   return list;
+}
+
+/// The schedules of persistent collective requests, built at MPI_*_init, until MPI_Request_free.
+std::unordered_map<const Request*, std::unique_ptr<Schedule>>& persistent() {
+  static std::unordered_map<const Request*, std::unique_ptr<Schedule>> map;
+  return map;
 }
 
 /// Errors of failed nonblocking collectives, until MPI_Wait/Test reports them.
@@ -476,18 +509,23 @@ void complete_request(Request* r, const std::string& error, int error_class) {
   r->complete = true;
   if (r->freed) {
     forget_error(r);
+    persistent().erase(r);
     r->active = false;
     engine().requests().release(r);
   }
 }
 
+void install_progress() {
+  Engine& e = engine();
+  if (e.after_progress == nullptr) e.after_progress = &progress_nonblocking;
+}
+
 }  // namespace
 
 MPI_Request start_nonblocking(std::unique_ptr<Schedule> s) {
-  Engine& e = engine();
-  if (e.after_progress == nullptr) e.after_progress = &progress_nonblocking;
+  install_progress();
   bool done = s->advance();
-  Request* r = e.requests().acquire();
+  Request* r = engine().requests().acquire();
   r->kind = RequestKind::kColl;
   r->comm = &s->comm();
   r->datatype = MPI_BYTE;
@@ -495,9 +533,55 @@ MPI_Request start_nonblocking(std::unique_ptr<Schedule> s) {
   if (done) {
     complete_request(r, {}, MPI_SUCCESS);
   } else {
-    pending().push_back(Pending{r, std::move(s)});
+    Schedule* raw = s.get();
+    pending().push_back(Pending{r, raw, std::move(s)});
   }
   return to_handle(r);
+}
+
+MPI_Request make_persistent(std::unique_ptr<Schedule> s) {
+  Request* r = engine().requests().acquire();
+  r->kind = RequestKind::kColl;
+  r->persistent = true;
+  r->comm = &s->comm();
+  r->datatype = MPI_BYTE;
+  try {
+    persistent().emplace(r, std::move(s));
+  } catch (...) {
+    engine().requests().release(r);
+    throw;
+  }
+  return to_handle(r);
+}
+
+void start_persistent(Request& r) {
+  Schedule& s = *persistent().at(&r);
+  install_progress();
+  r.active = true;
+  r.complete = false;
+  r.truncated = false;
+  r.error_class = 0;
+  forget_error(&r);
+  s.rewind();
+  bool done = false;
+  try {
+    done = s.advance();  // the first round goes out now, as a nonblocking collective's does
+  } catch (...) {
+    s.abandon();
+    r.active = false;
+    throw;
+  }
+  if (done) {
+    complete_request(&r, {}, MPI_SUCCESS);
+  } else {
+    pending().push_back(Pending{&r, &s, nullptr});
+  }
+}
+
+void free_persistent(Request& r) {
+  forget_error(&r);
+  persistent().erase(&r);
+  engine().requests().release(&r);
 }
 
 std::string take_nonblocking_error(const Request* r) {
@@ -542,6 +626,8 @@ bool progress_nonblocking() {
       continue;
     }
     Request* r = list[i].req;
+    // A persistent schedule outlives its run: what a failure left in flight is given up now.
+    if (!error.empty() && !list[i].owned) list[i].schedule->abandon();
     list.erase(list.begin() + std::ptrdiff_t(i));
     complete_request(r, error, error_class);
     moved = true;
