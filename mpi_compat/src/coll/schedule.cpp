@@ -70,6 +70,8 @@ void Schedule::abandon() {
   // for while its sender lives, cut off once it is gone. Sends are left to complete and released then.
   // A send still in flight may read its data later (from a pending cell, the pipeline, or the
   // peer's single copy at the address it was given): data in scratch stays alive with the request.
+  // Nothing in flight needs no engine: a persistent collective never freed is destroyed at exit.
+  if (inflight_.empty()) return;
   Engine& e = engine();
   for (const Inflight& f : inflight_) {
     Request* r = f.req;
