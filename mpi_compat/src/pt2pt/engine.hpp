@@ -6,6 +6,7 @@
 //   eager.cpp        eager and synchronous messages, the blocking fast paths
 //   rendezvous.cpp   rendezvous and the bulk pipeline
 //   single_copy.cpp  CMA and shared-heap single copies, the split single copy
+//   cancel.cpp       cancelling a send (kCancel / kCancelAnswer)
 // What they share is engine_internal.hpp. Single-threaded: only the MPI thread calls it
 // (MPI_THREAD_FUNNELED).
 //
