@@ -8,6 +8,7 @@
 #include <string>
 
 #include "datatype/datatype.hpp"
+#include "datatype/pack.hpp"
 #include "errors.hpp"
 #include "messages.hpp"
 #include "op/op.hpp"
@@ -187,6 +188,13 @@ void Schedule::reduce(const void* in, void* inout, std::size_t count, MPI_Dataty
   steps_.push_back(s);
 }
 
+const void* Schedule::hold(MPI_Datatype dt) {
+  std::shared_ptr<const void> t = hold_type(dt);
+  if (!t) return nullptr;
+  types_.push_back(t);
+  return t.get();
+}
+
 void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf) {
   if (count == 0) return;
   Step s{Step::Kind::kUnpack};
@@ -194,6 +202,7 @@ void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* 
   s.dst = buf;
   s.count = count;
   s.dt = dt;
+  s.type = hold(dt);
   steps_.push_back(s);
 }
 
@@ -204,6 +213,7 @@ void Schedule::pack(const void* buf, std::size_t count, MPI_Datatype dt, char* p
   s.dst = packed;
   s.count = count;
   s.dt = dt;
+  s.type = hold(dt);
   packs_.push_back(s);
 }
 
@@ -234,7 +244,10 @@ bool Schedule::dead_scratch(const void* buf, std::size_t bytes, std::size_t skip
   if (scratch_of(buf, bytes) == kNotScratch) return false;
   auto reads = [&](const Step& t) {
     std::size_t n =
-        t.kind == Step::Kind::kReduce || t.kind == Step::Kind::kUnpack ? t.count * type_size(t.dt) : t.bytes;
+        t.kind == Step::Kind::kReduce ? t.count * type_size(t.dt)
+        : t.kind == Step::Kind::kUnpack
+            ? t.count * (t.type != nullptr ? static_cast<const Type*>(t.type)->size : type_size(t.dt))
+            : t.bytes;
     if (t.kind == Step::Kind::kRecv) return false;
     if (overlaps(buf, bytes, t.src, n)) return true;
     return t.kind == Step::Kind::kReduce && overlaps(buf, bytes, t.dst, n);  // inout is read too
@@ -342,7 +355,13 @@ void Schedule::start_round() {
   // a two-rank allreduce and a nonblocking reduce's root clearly faster than a single copy.
   if (pipelined_ < 0) pipelined_ = receives_to_reduce() ? 1 : 0;
   if (round_ == 0) {
-    for (const Step& p : packs_) takyon::mpi::pack(p.src, p.count, p.dt, static_cast<char*>(p.dst));
+    for (const Step& p : packs_) {
+      if (p.type != nullptr) {
+        pack_items(p.src, p.count, *static_cast<const Type*>(p.type), p.dst);
+      } else {
+        takyon::mpi::pack(p.src, p.count, p.dt, p.dst);
+      }
+    }
   }
   plan_fold(begin, end);
   // Receives first: a message from a peer that is already waiting then lands in place.
@@ -429,7 +448,12 @@ bool Schedule::finish_round() {
         if (!(folded && i == fold_.reduce_step)) apply_op(s.op, s.dt, s.src, s.dst, s.count);
         break;
       case Step::Kind::kUnpack:
-        takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);
+        if (s.type != nullptr) {
+          const Type& t = *static_cast<const Type*>(s.type);
+          unpack_items(s.src, s.count * t.size, s.count, t, s.dst);
+        } else {
+          takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);
+        }
         break;
       default:
         break;

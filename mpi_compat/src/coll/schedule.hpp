@@ -141,7 +141,11 @@ class Schedule {
     std::size_t count = 0;
     MPI_Datatype dt = MPI_DATATYPE_NULL;
     MPI_Op op = MPI_OP_NULL;
+    const void* type = nullptr;  ///< kPack, kUnpack of a derived datatype: its Type, held in types_
   };
+  /// The derived datatype `dt` kept alive for this schedule (its Type; nullptr: predefined), so that
+  /// a persistent collective's packing outlives an MPI_Type_free after its init call.
+  const void* hold(MPI_Datatype dt);
   void start_round();
   bool finish_round();
   /// Whether the schedule both receives and reduces (start_round's default for the pipeline).
@@ -207,6 +211,7 @@ class Schedule {
     std::size_t bytes;
   };
   std::vector<ScratchBlock> scratch_;
+  std::vector<std::shared_ptr<const void>> types_;  ///< derived datatypes the steps use (hold())
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;
   alignas(16) char inline_scratch_[kInlineScratch];
