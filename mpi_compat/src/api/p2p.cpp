@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Blocking and nonblocking sends and receives, Sendrecv, and the MPI_Bsend buffer.
+// Blocking and nonblocking sends and receives, Sendrecv and Isendrecv (and their _replace forms), and
+// the MPI_Bsend buffer.
 #include <cstdint>
 #include <cstring>
 #include <memory>

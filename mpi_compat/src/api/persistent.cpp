@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Persistent requests: Send_init and friends create an inactive request, Start/Startall run it;
-// Wait leaves it inactive for the next Start, MPI_Request_free releases it.
+// Persistent requests: Send_init and friends create an inactive request, Start/Startall run it (a
+// persistent collective's too, api/coll_init.cpp); Wait leaves it inactive for the next Start,
+// MPI_Request_free releases it.
 #include <cstring>
 
 #include "api/common.hpp"

@@ -33,6 +33,8 @@
 //          buffer is in its shared heap.
 //          TAKYON_MPI_CMA=readonly: the sender acts as if writing were refused (tests the fallback);
 //          TAKYON_MPI_CMA=split: split even with more ranks than cores (tests).
+//   cancel MPI_Cancel of a send: kCancel (the message's id) -> the receiver withdraws the message if
+//          it is still unexpected -> kCancelAnswer (1 withdrawn, 0 already matched).
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
 // behind it, keeping order) while progress keeps draining this rank's own inbox.
 #pragma once
