@@ -132,7 +132,6 @@ class Engine {
   /// Starts receive `r` (filled in as for start_recv) on message `u` from take_unexpected
   /// (MPI_Mrecv / MPI_Imrecv): as start_recv does when it finds `u` in the unexpected queue.
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> u);
-  /// Releases `r` now if it is complete, else marks it to be released when it completes.
   /// Pairs receive `recv` and send `send` into one MPI_Isendrecv request (the receive, returned to
   /// the user): it completes once both halves have, and the send is released then. Call before
   /// starting either.
@@ -140,6 +139,7 @@ class Engine {
     recv->companion = send;
     send->companion = recv;
   }
+  /// Releases `r` now if it is complete, else marks it to be released when it completes.
   void free_request(Request* r);
   /// Called at the end of every progress() when set: advances the nonblocking collectives (which
   /// start requests of their own); returns whether anything moved.
