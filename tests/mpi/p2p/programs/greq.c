@@ -26,6 +26,12 @@ static int query_fn(void *extra, MPI_Status *st) {
   return MPI_SUCCESS;
 }
 
+static int failing_query_fn(void *extra, MPI_Status *st) {
+  (void)extra, (void)st;
+  note("query");
+  return MPI_ERR_OTHER;
+}
+
 static int free_fn(void *extra) {
   (void)extra;
   note("free");
@@ -101,6 +107,17 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Waitall(2, two, MPI_STATUSES_IGNORE));
   CHECK(two[0] == MPI_REQUEST_NULL);
   show("waitany, then waitall");
+
+  /* A query callback's error is the Wait's (checked where the error class is defined: libtakyon_mpi). */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (takyon_mpi()) {
+    CHECK_MPI(MPI_Grequest_start(failing_query_fn, free_fn, cancel_fn, &s, &r));
+    CHECK_MPI(MPI_Grequest_complete(r));
+    expect_error("MPI_Wait of a request whose query fails", MPI_Wait(&r, &st), MPI_ERR_OTHER);
+    CHECK(r == MPI_REQUEST_NULL && st.MPI_ERROR == MPI_ERR_OTHER);
+    log_[0] = '\0';
+  }
+  PRINT0("a failing query callback: its error returned\n");
   MPI_Finalize();
   return 0;
 }
