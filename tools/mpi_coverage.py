@@ -28,13 +28,15 @@ AREAS = [
     ("sessions", r"(Session_.*|Group_from_session_pset|Comm_create_from_group)$"),
     ("errors and error handlers", r"(Error_.*|Add_error_.*|Errhandler_.*|Comm_(create|get|set|call)_errhandler)$"),
     ("attributes and keyvals", r"(Comm_(create_keyval|free_keyval|set_attr|get_attr|delete_attr)|"
-                               r"Type_(create_keyval|free_keyval|set_attr|get_attr|delete_attr))$"),
+                               r"Type_(create_keyval|free_keyval|set_attr|get_attr|delete_attr)|"
+                               r"Keyval_(create|free)|Attr_(put|get|delete))$"),
     ("point-to-point", r"(Send|Bsend|Ssend|Rsend|Recv|Isend|Ibsend|Issend|Irsend|Irecv|Sendrecv|Sendrecv_replace|"
+                       r"Isendrecv|Isendrecv_replace|"
                        r"Send_init|Bsend_init|Ssend_init|Rsend_init|Recv_init|Start|Startall|Probe|Iprobe|Mprobe|"
                        r"Improbe|Mrecv|Imrecv|Buffer_attach|Buffer_detach|Get_count|Cancel|Request_.*|Wait.*|"
-                       r"Test.*|Status_set_.*)$"),
+                       r"Test.*|Status_set_.*|Grequest_start|Grequest_complete)$"),
     ("collectives", r"I?(barrier|bcast|gather|gatherv|scatter|scatterv|allgather|allgatherv|alltoall|alltoallv|"
-                    r"alltoallw|reduce|allreduce|reduce_scatter|reduce_scatter_block|scan|exscan)$"),
+                    r"alltoallw|reduce|allreduce|reduce_scatter|reduce_scatter_block|scan|exscan)(_init)?$"),
     ("reduction operations", r"(Op_.*|Reduce_local)$"),
     ("datatypes and packing", r"(Type_.*|Pack.*|Unpack.*|Get_address|Address|Aint_.*|Get_elements.*)$"),
     ("groups", r"Group_.*$"),

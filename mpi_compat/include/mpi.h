@@ -455,6 +455,12 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_COMM_NULL_COPY_FN TAKYON_MPI_NULLPTR_(MPI_Comm_copy_attr_function *)
 #define MPI_COMM_DUP_FN TAKYON_MPI_CONST_(MPI_Comm_copy_attr_function *, 0x1)
 #define MPI_COMM_NULL_DELETE_FN TAKYON_MPI_NULLPTR_(MPI_Comm_delete_attr_function *)
+/* Deprecated MPI-1 names, still in MPI-5 and its ABI: the same callbacks and values. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN TAKYON_MPI_NULLPTR_(MPI_Copy_function *)
+#define MPI_DUP_FN TAKYON_MPI_CONST_(MPI_Copy_function *, 0x1)
+#define MPI_NULL_DELETE_FN TAKYON_MPI_NULLPTR_(MPI_Delete_function *)
 #define MPI_TYPE_NULL_COPY_FN TAKYON_MPI_NULLPTR_(MPI_Type_copy_attr_function *)
 #define MPI_TYPE_DUP_FN TAKYON_MPI_CONST_(MPI_Type_copy_attr_function *, 0x1)
 #define MPI_TYPE_NULL_DELETE_FN TAKYON_MPI_NULLPTR_(MPI_Type_delete_attr_function *)
@@ -526,6 +532,7 @@ TAKYON_MPI_FN_(int, Errhandler_free, (MPI_Errhandler *errhandler));
 
 /* Info objects */
 TAKYON_MPI_FN_(int, Info_create, (MPI_Info *info));
+TAKYON_MPI_FN_(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
 TAKYON_MPI_FN_(int, Info_set, (MPI_Info info, const char *key, const char *value));
 TAKYON_MPI_FN_(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
 TAKYON_MPI_FN_(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
@@ -555,6 +562,13 @@ TAKYON_MPI_FN_(int, Sendrecv,
 TAKYON_MPI_FN_(int, Sendrecv_replace,
                (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
                 MPI_Comm comm, MPI_Status *status));
+TAKYON_MPI_FN_(int, Isendrecv,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Isendrecv_replace,
+               (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                MPI_Comm comm, MPI_Request *request));
 TAKYON_MPI_FN_(int, Buffer_attach, (void *buffer, int size));
 TAKYON_MPI_FN_(int, Buffer_detach, (void *buffer_addr, int *size));
 
@@ -593,6 +607,12 @@ TAKYON_MPI_FN_(int, Recv_init,
                 MPI_Request *request));
 TAKYON_MPI_FN_(int, Start, (MPI_Request *request));
 TAKYON_MPI_FN_(int, Startall, (int count, MPI_Request array_of_requests[]));
+
+/* Generalized requests */
+TAKYON_MPI_FN_(int, Grequest_start,
+               (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+TAKYON_MPI_FN_(int, Grequest_complete, (MPI_Request request));
 
 /* Probe and matched probe */
 TAKYON_MPI_FN_(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
@@ -742,6 +762,62 @@ TAKYON_MPI_FN_(int, Iexscan,
                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request));
 
+/* Collectives: persistent (MPI-4); started with MPI_Start/MPI_Startall, freed with MPI_Request_free */
+TAKYON_MPI_FN_(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Bcast_init,
+               (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Gather_init,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Gatherv_init,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Scatter_init,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Scatterv_init,
+               (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Allgather_init,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Allgatherv_init,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Alltoall_init,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Alltoallv_init,
+               (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Alltoallw_init,
+               (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Reduce_init,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Allreduce_init,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Reduce_scatter_init,
+               (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Reduce_scatter_block_init,
+               (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Scan_init,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TAKYON_MPI_FN_(int, Exscan_init,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Info info, MPI_Request *request));
+
 /* Reduction operations */
 TAKYON_MPI_FN_(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
 TAKYON_MPI_FN_(int, Op_free, (MPI_Op *op));
@@ -753,6 +829,8 @@ TAKYON_MPI_FN_(int, Comm_rank, (MPI_Comm comm, int *rank));
 TAKYON_MPI_FN_(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 TAKYON_MPI_FN_(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
 TAKYON_MPI_FN_(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+TAKYON_MPI_FN_(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+TAKYON_MPI_FN_(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 TAKYON_MPI_FN_(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
 TAKYON_MPI_FN_(int, Comm_split_type,
                (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
@@ -778,6 +856,13 @@ TAKYON_MPI_FN_(int, Comm_free_keyval, (int *comm_keyval));
 TAKYON_MPI_FN_(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
 TAKYON_MPI_FN_(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
 TAKYON_MPI_FN_(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+/* Deprecated (MPI-2) but not removed: the MPI_Comm_ keyval and attribute functions' old names. */
+TAKYON_MPI_FN_(int, Keyval_create,
+               (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state));
+TAKYON_MPI_FN_(int, Keyval_free, (int *keyval));
+TAKYON_MPI_FN_(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+TAKYON_MPI_FN_(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+TAKYON_MPI_FN_(int, Attr_delete, (MPI_Comm comm, int keyval));
 TAKYON_MPI_FN_(int, Type_create_keyval,
                (MPI_Type_copy_attr_function *type_copy_attr_fn,
                 MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state));

@@ -8,6 +8,7 @@
 #include "datatype/datatype.hpp"
 #include "datatype/pack.hpp"
 #include "datatype/type.hpp"
+#include "greq.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -178,6 +179,7 @@ void set_status(MPI_Status* s, const Request& r) {
   if (s == MPI_STATUS_IGNORE) return;
   if (r.kind != RequestKind::kRecv) {  // sends and collectives
     set_empty_status(s);
+    s->MPI_internal[2] = r.cancelled ? 1 : 0;  // a cancelled send (MPI_Test_cancelled)
     return;
   }
   if (r.null_proc) {
@@ -202,6 +204,12 @@ void set_status(MPI_Status* s, const Request& r) {
 
 int finish_request(MPI_Request* handle, MPI_Status* status) {
   auto* r = reinterpret_cast<Request*>(*handle);
+  if (r->kind == RequestKind::kGreq) {  // its status is the query callback's; then it is freed
+    int err = query_greq(*r, status);
+    int freed = release_greq(*r);
+    *handle = MPI_REQUEST_NULL;
+    return err != MPI_SUCCESS ? err : freed;
+  }
   deliver(*r);
   set_status(status, *r);
   int err = request_error(*r);

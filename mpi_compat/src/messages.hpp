@@ -137,7 +137,8 @@ inline int request_error(const Request& r) {
 }
 
 /// Completes the bookkeeping of a finished request: fills `status`, frees a non-persistent request
-/// (setting *handle to MPI_REQUEST_NULL) or deactivates a persistent one; returns its error code.
+/// (setting *handle to MPI_REQUEST_NULL) or deactivates a persistent one; returns its error code. A
+/// generalized request's status and error come from its query callback, then its free callback runs.
 int finish_request(MPI_Request* handle, MPI_Status* status);
 
 /// Waits for started receive `r` of a blocking call, reports it in `status` and releases it; throws

@@ -133,11 +133,16 @@ std::string host_identity() {
   return host + "\n" + boot_id;
 }
 
-MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info = MPI_INFO_NULL) {
+/// MPI_Comm_dup (with_info false: the parent's hints are copied) and MPI_Comm_dup_with_info (the
+/// hints are `info`'s, api/comm_info.cpp).
+MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info = MPI_INFO_NULL,
+             bool with_info = false) {
   LocalError local;
+  InfoEntries hints;
   local.run([&] {
     check_newcomm(newcomm, fn);
     check_info_arg(info, fn);  // inside: a bad info on one member fails all, hangs none
+    hints = with_info ? comm_hints(info_entries(info, fn)) : parent.hints;
   });
   std::vector<int> members = comm_members(parent);
   const int me = comm_rank(parent);
@@ -153,6 +158,7 @@ MPI_Comm dup(CommInfo& parent, MPI_Comm* newcomm, const char* fn, MPI_Info info 
   }
   CommInfo& c = *find_comm(h);
   c.topo = parent.topo;  // the duplicate has the same topology
+  c.hints = std::move(hints);
   int rc = copy_attrs(parent, c);
   if (rc != MPI_SUCCESS) {
     delete_attrs(c);
@@ -181,7 +187,7 @@ TAKYON_MPI_WEAK_ALIAS(Comm_dup)
 extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   return guarded("MPI_Comm_dup_with_info", comm, [&] {
     CommInfo& c = check_comm(comm, "MPI_Comm_dup_with_info");
-    MPI_Comm h = dup(c, newcomm, "MPI_Comm_dup_with_info", info);  // info hints are ignored
+    MPI_Comm h = dup(c, newcomm, "MPI_Comm_dup_with_info", info, true);
     *newcomm = h;
     return MPI_SUCCESS;
   });

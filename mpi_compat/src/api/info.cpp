@@ -60,11 +60,8 @@ const char* thread_level_name(int level) {
   }
 }
 
-/// MPI_INFO_ENV's keys, read when asked: command and argv (from /proc/self/cmdline, so they are
-/// right whatever MPI_Init was given), maxprocs and thread_level (while MPI is initialized), host,
-/// arch, wdir.
-Entries env_entries() {
-  Entries e;
+/// The command line from /proc/self/cmdline: right whatever MPI_Init was given.
+std::vector<std::string> proc_cmdline() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> args;
@@ -74,6 +71,13 @@ Entries env_entries() {
     args.push_back(cmdline.substr(pos, end - pos));
     pos = end + 1;
   }
+  return args;
+}
+
+/// MPI_INFO_ENV's keys, read when asked: command and argv (from `args`), maxprocs and thread_level
+/// (while MPI is initialized), host, arch, wdir.
+Entries env_entries(const std::vector<std::string>& args = proc_cmdline()) {
+  Entries e;
   auto add = [&e](const char* key, std::string value) {
     if (value.size() >= MPI_MAX_INFO_VAL) value.resize(MPI_MAX_INFO_VAL - 1);
     e.emplace_back(key, std::move(value));
@@ -174,6 +178,17 @@ void check_info_arg(MPI_Info info, const char* fn) {
          "invalid info object (argument info: freed, or not made by MPI_Info_create/dup; "
          "MPI_INFO_NULL passes no hints)");
   }
+}
+
+InfoEntries info_entries(MPI_Info info, const char* fn) {
+  if (info == MPI_INFO_NULL) return {};
+  Entries copy;
+  read_info(info, fn, [&](const Entries& e) { copy = e; });
+  return copy;
+}
+
+MPI_Info make_info(InfoEntries entries) {
+  return new_info(std::move(entries));
 }
 
 }  // namespace takyon::mpi
@@ -356,3 +371,26 @@ extern "C" int PMPI_Info_free(MPI_Info* info) {
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Info_free)
+
+// MPI_INFO_ENV's keys in a new info object, before MPI_Init as well; command and argv come from the
+// arguments when the caller passes them (argv NULL: from the process's command line, as MPI_INFO_ENV).
+extern "C" int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  constexpr const char* fn = "MPI_Info_create_env";
+  return guarded(fn, MPI_COMM_WORLD, [&] {
+    if (info == nullptr) fail(MPI_ERR_ARG, fn, "info is NULL (argument info)");
+    if (argc < 0) fail(MPI_ERR_ARG, fn, "negative argc " + std::to_string(argc) + " (argument argc)");
+    std::vector<std::string> args;
+    if (argv != nullptr) {
+      for (int i = 0; i < argc; ++i) {
+        if (argv[i] == nullptr)
+          fail(MPI_ERR_ARG, fn, "argv[" + std::to_string(i) + "] is NULL (argument argv)");
+        args.emplace_back(argv[i]);
+      }
+    } else {
+      args = proc_cmdline();
+    }
+    *info = new_info(env_entries(args));
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Info_create_env)

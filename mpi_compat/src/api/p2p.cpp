@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Blocking and nonblocking sends and receives, Sendrecv, and the MPI_Bsend buffer.
+// Blocking and nonblocking sends and receives, Sendrecv and Isendrecv (and their _replace forms), and
+// the MPI_Bsend buffer.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -318,3 +319,60 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Sendrecv_replace)
+
+namespace {
+
+/// MPI_Isendrecv(_replace): one request, the receive's, completing once the send has too (Engine::pair).
+void start_sendrecv(Request* rr, Request* sr, MPI_Request* request) {
+  Engine& e = engine();
+  Engine::pair(rr, sr);
+  e.start_recv(rr);
+  e.start_send(sr);
+  *request = to_handle(rr);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                              int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return guarded("MPI_Isendrecv", comm, [&] {
+    const char* fn = "MPI_Isendrecv";
+    if (request == nullptr) fail(MPI_ERR_REQUEST, fn, "request is NULL (argument request)");
+    P2pArgs s = check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    P2pArgs r = check_recv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm);
+    Request* rr = make_recv(r, recvbuf, recvtype);
+    Request* sr = nullptr;
+    try {
+      sr = make_send(s, sendbuf, sendtype, SendMode::kStandard);
+    } catch (...) {
+      engine().requests().release(rr);
+      throw;
+    }
+    start_sendrecv(rr, sr, request);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Isendrecv)
+
+extern "C" int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                      int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return guarded("MPI_Isendrecv_replace", comm, [&] {
+    const char* fn = "MPI_Isendrecv_replace";
+    if (request == nullptr) fail(MPI_ERR_REQUEST, fn, "request is NULL (argument request)");
+    P2pArgs s = check_send(fn, buf, count, datatype, dest, sendtag, comm);
+    P2pArgs r = check_recv(fn, buf, count, datatype, source, recvtag, comm);
+    // The send keeps its own copy: the receive overwrites the buffer, maybe before the send has read it.
+    Request* sr = make_owning_send(s, buf, datatype, SendMode::kStandard);
+    Request* rr = nullptr;
+    try {
+      rr = make_recv(r, buf, datatype);
+    } catch (...) {
+      engine().requests().release(sr);
+      throw;
+    }
+    start_sendrecv(rr, sr, request);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Isendrecv_replace)

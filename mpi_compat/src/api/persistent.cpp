@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Persistent requests: Send_init and friends create an inactive request, Start/Startall run it;
-// Wait leaves it inactive for the next Start, MPI_Request_free releases it.
+// Persistent requests: Send_init and friends create an inactive request, Start/Startall run it (a
+// persistent collective's too, api/coll_init.cpp); Wait leaves it inactive for the next Start,
+// MPI_Request_free releases it.
 #include <cstring>
 
 #include "api/common.hpp"
 #include "api/export.hpp"
+#include "coll/schedule.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -25,6 +27,10 @@ void start(const char* fn, MPI_Request handle, const char* arg) {
   if (!r->persistent)
     fail(MPI_ERR_REQUEST, fn, std::string("not a persistent request (argument ") + arg + ")");
   if (r->active) fail(MPI_ERR_REQUEST, fn, std::string("request is already active (argument ") + arg + ")");
+  if (r->kind == RequestKind::kColl) {
+    start_persistent(*r);
+    return;
+  }
   prepare_start(*r);
   if (r->kind == RequestKind::kRecv) {
     engine().start_recv(r);

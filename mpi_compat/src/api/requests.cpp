@@ -6,6 +6,7 @@
 #include "api/common.hpp"
 #include "api/export.hpp"
 #include "coll/schedule.hpp"
+#include "greq.hpp"
 
 namespace takyon::mpi {
 namespace {
@@ -69,6 +70,10 @@ int finish_many(const char* fn, MPI_Request* handles, const std::vector<Request*
     }
     int err = finish_at(handles, i, st);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+    if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {  // a generalized request's callback failed
+      first_err = err;
+      why = std::string(fn) + ": a generalized request's callback returned error code " + std::to_string(err);
+    }
   }
   if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
   return raise_error(comm, MPI_ERR_IN_STATUS, why + " (the error is in the request's status)");
@@ -132,7 +137,15 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     }
     if (!r->complete) engine().progress();
     *flag = r->complete ? 1 : 0;
-    if (r->complete) {
+    if (r->complete && r->kind == RequestKind::kGreq) {
+      int rc = query_greq(*r, status);
+      if (rc != MPI_SUCCESS) {
+        return raise_error(MPI_COMM_WORLD, rc,
+                           "MPI_Request_get_status: the generalized request's query callback returned error "
+                           "code " +
+                               std::to_string(rc));
+      }
+    } else if (r->complete) {
       deliver(*r);  // the data is the user's once the request is complete
       set_status(status, *r);
     }
@@ -317,8 +330,25 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     if (r == nullptr)
       fail(MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL (argument request)");
     if (r->kind == RequestKind::kColl) {
-      fail(MPI_ERR_REQUEST, "MPI_Request_free",
-           "the request of a nonblocking collective cannot be freed (complete it)");
+      if (!r->persistent) {
+        fail(MPI_ERR_REQUEST, "MPI_Request_free",
+             "the request of a nonblocking collective cannot be freed (complete it)");
+      }
+      if (r->active) {
+        fail(MPI_ERR_REQUEST, "MPI_Request_free",
+             "an active persistent collective request cannot be freed (complete it first)");
+      }
+      free_persistent(*r);
+      *request = MPI_REQUEST_NULL;
+      return MPI_SUCCESS;
+    }
+    if (r->kind == RequestKind::kGreq) {
+      *request = MPI_REQUEST_NULL;
+      int rc = free_greq(*r);
+      if (rc != MPI_SUCCESS)
+        fail(rc, "MPI_Request_free",
+             "the generalized request's free callback returned error code " + std::to_string(rc));
+      return MPI_SUCCESS;
     }
     deliver(*r);  // a completed packed receive: its data still reaches the user's buffer
     engine().free_request(r);
@@ -336,8 +366,17 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     if (r->kind == RequestKind::kColl) {
       fail(MPI_ERR_REQUEST, "MPI_Cancel", "the request of a nonblocking collective cannot be cancelled");
     }
-    // Receives not yet matched are cancelled; sends complete normally (MPI allows a cancel to fail).
-    if (r->active && r->kind == RequestKind::kRecv) engine().cancel_recv(r);
+    if (r->kind == RequestKind::kGreq) {
+      int rc = cancel_greq(*r);
+      if (rc != MPI_SUCCESS)
+        fail(rc, "MPI_Cancel",
+             "the generalized request's cancel callback returned error code " + std::to_string(rc));
+      return MPI_SUCCESS;
+    }
+    // A receive not yet matched is cancelled; a send is if the receiver has not matched it yet
+    // (pt2pt/cancel.cpp); either way MPI_Wait/Test complete it and MPI_Test_cancelled tells which.
+    if (r->active && r->kind == RequestKind::kRecv && r->companion == nullptr) engine().cancel_recv(r);
+    if (r->active && r->kind == RequestKind::kSend) engine().cancel_send(r);
     return MPI_SUCCESS;
   });
 }

@@ -547,7 +547,7 @@ SchedulePtr build_alltoallv(const char* fn, const void* sendbuf, const int* send
       MPI_Aint d = is_w ? MPI_Aint(rdispls[i]) : MPI_Aint(rdispls[i]) * type_extent(t);
       auto n = std::size_t(recvcounts[i]);
       char* copy = s->scratch(n * type_size(t));
-      pack(static_cast<char*>(recvbuf) + d, n, t, copy);
+      s->pack(static_cast<char*>(recvbuf) + d, n, t, copy);
       sb.at.push_back(copy);
       sb.bytes.push_back(n * type_size(t));
     }

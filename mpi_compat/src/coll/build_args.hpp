@@ -32,7 +32,9 @@ void check_distinct(const char* fn, const void* sendbuf, const void* recvbuf, bo
 ReduceSpec spec(int count, MPI_Datatype dt, MPI_Op op);
 
 /// Sends and receives through packed bytes: a contiguous datatype's items are used in place; any
-/// other is packed into scratch now (data to send) or unpacked after the algorithm (data received).
+/// other is packed into scratch when the schedule starts (data to send: Schedule::pack, so that a
+/// persistent collective reads the buffer anew at each start) or unpacked after the algorithm
+/// (data received).
 class Views {
  public:
   explicit Views(Schedule& s) : s_(s) {}
@@ -42,7 +44,7 @@ class Views {
     const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
     if (type_is_contiguous(dt) || count == 0) return static_cast<const char*>(buf) + type_lb(dt);
     char* packed = s_.scratch(bytes);
-    pack(buf, count, dt, packed);
+    s_.pack(buf, count, dt, packed);
     return packed;
   }
   /// Data written by the collective; `keep`: it starts with buf's current data (MPI_IN_PLACE).
@@ -50,7 +52,7 @@ class Views {
     const std::size_t bytes = items_bytes(dt, count, s_.fn(), "count");
     if (type_is_contiguous(dt) || count == 0) return static_cast<char*>(buf) + type_lb(dt);
     char* packed = s_.scratch(bytes);
-    if (keep) pack(buf, count, dt, packed);
+    if (keep) s_.pack(buf, count, dt, packed);
     unpacks_.push_back(Unpack{packed, count, dt, buf});
     return packed;
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "datatype/datatype.hpp"
+#include "datatype/pack.hpp"
 #include "errors.hpp"
 #include "messages.hpp"
 #include "op/op.hpp"
@@ -59,12 +60,18 @@ void Schedule::operator delete(void* p) {
 }
 
 Schedule::~Schedule() {
+  abandon();
+}
+
+void Schedule::abandon() {
   // Only reached with transfers in flight when a collective failed (a peer died, a size mismatch).
   // A receive the engine has matched still writes into its buffer -- scratch_, inline_scratch_ (in
   // this recycled object) or the user's, reused once the error returns -- so it is abandoned: waited
   // for while its sender lives, cut off once it is gone. Sends are left to complete and released then.
   // A send still in flight may read its data later (from a pending cell, the pipeline, or the
   // peer's single copy at the address it was given): data in scratch stays alive with the request.
+  // Nothing in flight needs no engine: a persistent collective never freed is destroyed at exit.
+  if (inflight_.empty()) return;
   Engine& e = engine();
   for (const Inflight& f : inflight_) {
     Request* r = f.req;
@@ -75,6 +82,13 @@ Schedule::~Schedule() {
     if (r->kind == RequestKind::kSend && !r->complete) keep_send_data(*r);
     e.free_request(r);
   }
+  inflight_.clear();
+}
+
+void Schedule::rewind() {
+  abandon();  // nothing after a success
+  round_ = 0;
+  started_ = false;
 }
 
 int Schedule::scratch_of(const void* buf, std::size_t bytes) const {
@@ -182,6 +196,13 @@ void Schedule::hold(std::shared_ptr<const void> object) {
   held_.push_back(std::move(object));
 }
 
+const void* Schedule::hold(MPI_Datatype dt) {
+  std::shared_ptr<const void> t = hold_type(dt);
+  if (!t) return nullptr;
+  types_.push_back(t);
+  return t.get();
+}
+
 void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf) {
   if (count == 0) return;
   Step s{Step::Kind::kUnpack};
@@ -189,8 +210,20 @@ void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* 
   s.dst = buf;
   s.count = count;
   s.dt = dt;
+  s.type = hold(dt);
   steps_.push_back(s);
   hold(hold_type(dt));
+}
+
+void Schedule::pack(const void* buf, std::size_t count, MPI_Datatype dt, char* packed) {
+  if (count == 0) return;
+  Step s{Step::Kind::kPack};
+  s.src = buf;
+  s.dst = packed;
+  s.count = count;
+  s.dt = dt;
+  s.type = hold(dt);
+  packs_.push_back(s);
 }
 
 char* Schedule::scratch(std::size_t bytes) {
@@ -220,7 +253,10 @@ bool Schedule::dead_scratch(const void* buf, std::size_t bytes, std::size_t skip
   if (scratch_of(buf, bytes) == kNotScratch) return false;
   auto reads = [&](const Step& t) {
     std::size_t n =
-        t.kind == Step::Kind::kReduce || t.kind == Step::Kind::kUnpack ? t.count * type_size(t.dt) : t.bytes;
+        t.kind == Step::Kind::kReduce ? t.count * type_size(t.dt)
+        : t.kind == Step::Kind::kUnpack
+            ? t.count * (t.type != nullptr ? static_cast<const Type*>(t.type)->size : type_size(t.dt))
+            : t.bytes;
     if (t.kind == Step::Kind::kRecv) return false;
     if (overlaps(buf, bytes, t.src, n)) return true;
     return t.kind == Step::Kind::kReduce && overlaps(buf, bytes, t.dst, n);  // inout is read too
@@ -327,6 +363,15 @@ void Schedule::start_round() {
   // the sender copies in. With the two ranks' CPUs far apart (no shared cache), that overlap makes
   // a two-rank allreduce and a nonblocking reduce's root clearly faster than a single copy.
   if (pipelined_ < 0) pipelined_ = receives_to_reduce() ? 1 : 0;
+  if (round_ == 0) {
+    for (const Step& p : packs_) {
+      if (p.type != nullptr) {
+        pack_items(p.src, p.count, *static_cast<const Type*>(p.type), p.dst);
+      } else {
+        takyon::mpi::pack(p.src, p.count, p.dt, p.dst);
+      }
+    }
+  }
   plan_fold(begin, end);
   // Receives first: a message from a peer that is already waiting then lands in place.
   for (int pass = 0; pass < 2; ++pass) {
@@ -412,7 +457,12 @@ bool Schedule::finish_round() {
         if (!(folded && i == fold_.reduce_step)) apply_op(s.op, s.dt, s.src, s.dst, s.count);
         break;
       case Step::Kind::kUnpack:
-        takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);
+        if (s.type != nullptr) {
+          const Type& t = *static_cast<const Type*>(s.type);
+          unpack_items(s.src, s.count * t.size, s.count, t, s.dst);
+        } else {
+          takyon::mpi::unpack(s.src, s.count * type_size(s.dt), s.count, s.dt, s.dst);
+        }
         break;
       default:
         break;
@@ -441,121 +491,6 @@ void Schedule::run() {
   const std::uint64_t t0 = t.entry >= 0 ? monotonic_ns() : 0;
   if (!advance()) engine().wait_until([this] { return advance(); });
   if (t.entry >= 0) tuner.end(t, monotonic_ns() - t0);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Nonblocking collectives
-
-namespace {
-
-struct Pending {
-  Request* req;
-  std::unique_ptr<Schedule> schedule;
-};
-
-std::vector<Pending>& pending() {
-  static std::vector<Pending> list;
-  return list;
-}
-
-/// Errors of failed nonblocking collectives, until MPI_Wait/Test reports them.
-std::vector<std::pair<const Request*, std::string>>& errors() {
-  static std::vector<std::pair<const Request*, std::string>> list;
-  return list;
-}
-
-void forget_error(const Request* r) {
-  auto& list = errors();
-  for (auto it = list.begin(); it != list.end(); ++it) {
-    if (it->first == r) {
-      list.erase(it);
-      return;
-    }
-  }
-}
-
-/// Completes the request of a finished (or failed) schedule; a freed request is released now.
-void complete_request(Request* r, const std::string& error, int error_class) {
-  if (!error.empty()) {
-    // Reported by MPI_Wait/Test with this class and message, as a mismatched receive is.
-    r->truncated = true;
-    r->error_class = error_class;
-    errors().emplace_back(r, error);
-  }
-  r->complete = true;
-  if (r->freed) {
-    forget_error(r);
-    r->active = false;
-    engine().requests().release(r);
-  }
-}
-
-}  // namespace
-
-MPI_Request start_nonblocking(std::unique_ptr<Schedule> s) {
-  Engine& e = engine();
-  if (e.after_progress == nullptr) e.after_progress = &progress_nonblocking;
-  bool done = s->advance();
-  Request* r = e.requests().acquire();
-  r->kind = RequestKind::kColl;
-  r->comm = &s->comm();
-  r->datatype = MPI_BYTE;
-  r->active = true;
-  if (done) {
-    complete_request(r, {}, MPI_SUCCESS);
-  } else {
-    pending().push_back(Pending{r, std::move(s)});
-  }
-  return to_handle(r);
-}
-
-std::string take_nonblocking_error(const Request* r) {
-  for (auto& [req, text] : errors()) {
-    if (req == r) {
-      std::string out = text;
-      forget_error(r);
-      return out;
-    }
-  }
-  return "a nonblocking collective failed";
-}
-
-bool progress_nonblocking() {
-  auto& list = pending();
-  bool moved = false;
-  for (std::size_t i = 0; i < list.size();) {
-    bool done = false;
-    std::string error;
-    int error_class = MPI_SUCCESS;
-    try {
-      done = list[i].schedule->advance();
-    } catch (const MpiError& ex) {
-      done = true;
-      error = ex.what();
-      error_class = ex.error_class();
-    } catch (const PeerFailure& ex) {  // a dead peer: MPI_ERR_PROC_ABORTED
-      done = true;
-      error = ex.what();
-      error_class = ex.gone() ? MPI_ERR_PROC_ABORTED : MPI_ERR_OTHER;
-    } catch (const std::bad_alloc&) {
-      done = true;
-      error = std::string(list[i].schedule->fn()) + ": out of memory";
-      error_class = MPI_ERR_NO_MEM;
-    } catch (const std::exception& ex) {
-      done = true;
-      error = ex.what();
-      error_class = MPI_ERR_INTERN;
-    }
-    if (!done) {
-      ++i;
-      continue;
-    }
-    Request* r = list[i].req;
-    list.erase(list.begin() + std::ptrdiff_t(i));
-    complete_request(r, error, error_class);
-    moved = true;
-  }
-  return moved;
 }
 
 }  // namespace takyon::mpi

@@ -112,6 +112,10 @@ class Schedule {
   void reduce(const void* in, void* inout, std::size_t count, MPI_Datatype dt, MPI_Op op);
   /// Unpacks `count` items of `dt` from packed bytes into `buf` (datatype::unpack).
   void unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf);
+  /// Packs `count` items of `dt` at `buf` into `packed` each time the schedule starts, before its
+  /// first round: the data a collective reads is the user's buffer at that moment (a persistent
+  /// collective packs it again at every MPI_Start).
+  void pack(const void* buf, std::size_t count, MPI_Datatype dt, char* packed);
   /// Scratch memory that lives as long as the schedule.
   char* scratch(std::size_t bytes);
 
@@ -120,10 +124,16 @@ class Schedule {
   bool advance();
   /// Blocking: advances until done, progressing the engine.
   void run();
+  /// Makes a finished (or failed, then abandon()ed) schedule runnable again from its first round,
+  /// with the same tag, buffers and algorithm: a persistent collective's MPI_Start.
+  void rewind();
+  /// After a failure: gives up the transfers in flight as the destructor does (receives abandoned,
+  /// sends left to complete), so that nothing writes into the buffers once the error is reported.
+  void abandon();
 
  private:
   struct Step {
-    enum class Kind : unsigned char { kSend, kRecv, kCopy, kReduce, kUnpack, kCopyEarly } kind;
+    enum class Kind : unsigned char { kSend, kRecv, kCopy, kReduce, kUnpack, kCopyEarly, kPack } kind;
     int peer = 0;
     const void* src = nullptr;
     void* dst = nullptr;
@@ -131,7 +141,11 @@ class Schedule {
     std::size_t count = 0;
     MPI_Datatype dt = MPI_DATATYPE_NULL;
     MPI_Op op = MPI_OP_NULL;
+    const void* type = nullptr;  ///< kPack, kUnpack of a derived datatype: its Type, held in types_
   };
+  /// The derived datatype `dt` kept alive for this schedule (its Type; nullptr: predefined), so that
+  /// a persistent collective's packing outlives an MPI_Type_free after its init call.
+  const void* hold(MPI_Datatype dt);
   void start_round();
   bool finish_round();
   /// Whether the schedule both receives and reduces (start_round's default for the pipeline).
@@ -164,6 +178,7 @@ class Schedule {
   int tag_;
   SmallVec<Step, 24> steps_;
   SmallVec<std::size_t, 16> round_end_;  ///< index into steps_ where each round ends
+  SmallVec<Step, 4> packs_;              ///< kPack steps, run when the first round starts
   std::size_t round_ = 0;                ///< the round in progress
   bool started_ = false;
   int pipelined_ = -1;            ///< whether the receives take the bulk pipeline (-1: not decided yet)
@@ -200,6 +215,7 @@ class Schedule {
     std::size_t bytes;
   };
   std::vector<ScratchBlock> scratch_;
+  std::vector<std::shared_ptr<const void>> types_;  ///< derived datatypes the steps use (hold())
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;
   alignas(16) char inline_scratch_[kInlineScratch];
@@ -208,6 +224,13 @@ class Schedule {
 
 /// Runs `s` as the nonblocking collective behind a new MPI request (kind kColl), returned as handle.
 MPI_Request start_nonblocking(std::unique_ptr<Schedule> s);
+/// A persistent collective (MPI_Bcast_init and the other MPI_*_init collectives): an inactive request
+/// of kind kColl that keeps `s`, built once, and runs it again at each start_persistent.
+MPI_Request make_persistent(std::unique_ptr<Schedule> s);
+/// MPI_Start of an inactive persistent collective request: its schedule rewound and handed to progress.
+void start_persistent(Request& r);
+/// MPI_Request_free of an inactive persistent collective request: released with its schedule.
+void free_persistent(Request& r);
 /// Why the nonblocking collective behind `r` failed (it completed with r->truncated set, reported as
 /// MPI_ERR_TRUNCATE); forgets it.
 std::string take_nonblocking_error(const Request* r);

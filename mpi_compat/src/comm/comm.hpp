@@ -37,6 +37,8 @@ struct CommInfo {
   int slot = 0;                    ///< context-id slot (ctx == slot * kCtxPerSlot)
   std::string name;
   AttrList attrs;         ///< (keyval, value) in the order they were set (attributes.hpp)
+  /// The info hints in effect (MPI_Comm_set_info, MPI_Comm_dup...): the standard's assertions only.
+  std::vector<std::pair<std::string, std::string>> hints;
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
   std::shared_ptr<const struct Topology>
       topo;  ///< Cartesian or graph topology (comm/topo.hpp); Comm_dup shares it

@@ -47,6 +47,7 @@ bool Engine::try_send_eager_now(int dest, int ctx, int tag, const void* buf, std
   cell->ctx = ctx;
   cell->tag = tag;
   cell->bytes = std::uint32_t(bytes);
+  cell->msg_id = 0;  // no request, nothing can cancel it
   shm::copy_payload(cell + 1, buf, bytes);
   p.out.publish(cell);
   stream_hint(p, bytes);

@@ -170,12 +170,34 @@ void Engine::destroy_paths() {
 }
 
 void Engine::complete(Request* r) {
+  if (r->cancel_asked) {  // a send whose cancel the receiver has not answered yet (cancel.cpp)
+    r->cancel_done = true;
+    return;
+  }
+  if (r->companion != nullptr && !settle_pair(r)) return;
   r->complete = true;
   if (r->freed) {
     if (on_freed_complete != nullptr) on_freed_complete(*r);
     r->active = false;
     pool_.release(r);
   }
+}
+
+bool Engine::settle_pair(Request* r) {
+  Request* other = r->companion;
+  if (r->kind == RequestKind::kSend) {  // the send half: done; the pair completes if the receive is
+    r->complete = true;
+    if (other->recv_done) complete(other);
+    return false;
+  }
+  if (!other->complete) {  // the receive half, its send still in flight
+    r->recv_done = true;
+    return false;
+  }
+  r->companion = nullptr;
+  r->recv_done = false;
+  pool_.release(other);
+  return true;
 }
 
 void Engine::free_request(Request* r) {
@@ -226,6 +248,7 @@ void Engine::send_to_self(Request* r) {
   u->source = rank_;
   u->tag = r->tag;
   u->bytes = r->bytes;
+  u->msg_id = r->msg_id = ++self_msg_id_;  // what cancel_send looks for
   if (r->bytes != 0) {
     u->data = std::make_unique_for_overwrite<char[]>(r->bytes);
     std::memcpy(u->data.get(), r->buf, r->bytes);
@@ -352,6 +375,12 @@ void Engine::handle_cell(Peer& p, int source, const shm::CellHeader* cell) {
       return;
     case shm::CellKind::kData:
       on_data(p, cell);  // rendezvous.cpp
+      return;
+    case shm::CellKind::kCancel:
+      on_cancel(p, source, cell);  // cancel.cpp
+      return;
+    case shm::CellKind::kCancelAnswer:
+      on_cancel_answer(p, cell);  // cancel.cpp
       return;
   }
 }

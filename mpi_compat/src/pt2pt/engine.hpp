@@ -6,6 +6,7 @@
 //   eager.cpp        eager and synchronous messages, the blocking fast paths
 //   rendezvous.cpp   rendezvous and the bulk pipeline
 //   single_copy.cpp  CMA and shared-heap single copies, the split single copy
+//   cancel.cpp       cancelling a send (kCancel / kCancelAnswer)
 // What they share is engine_internal.hpp. Single-threaded: only the MPI thread calls it
 // (MPI_THREAD_FUNNELED).
 //
@@ -32,6 +33,8 @@
 //          buffer is in its shared heap.
 //          TAKYON_MPI_CMA=readonly: the sender acts as if writing were refused (tests the fallback);
 //          TAKYON_MPI_CMA=split: split even with more ranks than cores (tests).
+//   cancel MPI_Cancel of a send: kCancel (the message's id) -> the receiver withdraws the message if
+//          it is still unexpected -> kCancelAnswer (1 withdrawn, 0 already matched).
 // Flow control: a send that finds the ring full waits in the peer's pending FIFO (later sends queue
 // behind it, keeping order) while progress keeps draining this rank's own inbox.
 #pragma once
@@ -106,6 +109,11 @@ class Engine {
   bool progress_channels();
   /// Cancels a receive not yet matched; returns whether it was cancelled.
   bool cancel_recv(Request* r);
+  /// MPI_Cancel of an active send (pt2pt/cancel.cpp): one still queued here, or to this rank itself
+  /// and unmatched, is cancelled at once; otherwise the receiver is asked (kCancel) and the request
+  /// completes when it answers: cancelled if the message was still unmatched there (it is withdrawn,
+  /// no receive ever matches it), else once the transfer completes as usual.
+  void cancel_send(Request* r);
   /// Gives up a receive whose buffer its owner is about to free or reuse (a failed collective's
   /// schedule), then releases `r`: cancelled if still posted; if matched, every channel is progressed
   /// (the sender may itself wait on this rank) until the receive completes or the sender is gone
@@ -124,6 +132,13 @@ class Engine {
   /// Starts receive `r` (filled in as for start_recv) on message `u` from take_unexpected
   /// (MPI_Mrecv / MPI_Imrecv): as start_recv does when it finds `u` in the unexpected queue.
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> u);
+  /// Pairs receive `recv` and send `send` into one MPI_Isendrecv request (the receive, returned to
+  /// the user): it completes once both halves have, and the send is released then. Call before
+  /// starting either.
+  static void pair(Request* recv, Request* send) {
+    recv->companion = send;
+    send->companion = recv;
+  }
   /// Releases `r` now if it is complete, else marks it to be released when it completes.
   void free_request(Request* r);
   /// Called at the end of every progress() when set: advances the nonblocking collectives (which
@@ -174,10 +189,18 @@ class Engine {
  private:
   struct Outgoing {
     /// kSplitCts: kCts with kFlagSplit; kSplitDone: kAck with kFlagSplit (sender -> receiver).
-    enum class Kind : std::uint8_t { kMessage, kCts, kAck, kSplitCts, kSplitDone } kind;
+    enum class Kind : std::uint8_t {
+      kMessage,
+      kCts,
+      kAck,
+      kSplitCts,
+      kSplitDone,
+      kCancel,
+      kCancelAnswer
+    } kind;
     Request* req;             ///< kMessage: the send
     std::uint32_t msg_id;     ///< kCts / kAck: the sender's id
-    std::uint64_t bytes;      ///< kCts: bytes the receiver wants; kSplitDone: 1 tail written, 0 refused
+    std::uint64_t bytes;      ///< kCts: bytes the receiver wants; kSplitDone, kCancelAnswer: 1 yes, 0 no
     std::uint64_t addr = 0;   ///< kSplitCts: the receiver's buffer
     std::uint64_t split = 0;  ///< kSplitCts: the sender writes [split, bytes)
   };
@@ -196,6 +219,7 @@ class Engine {
       std::deque<Request*> streaming_out;                    ///< cleared sends, in kCts order
       std::deque<Request*> streaming_in;                     ///< cleared receives, in kCts order
       std::unordered_map<std::uint32_t, Request*> awaiting;  ///< sends waiting for kCts / kAck
+      std::unordered_map<std::uint32_t, Request*> cancels;   ///< sends waiting for kCancelAnswer
       std::uint32_t next_msg_id = 1;
       char* bulk_out_chunks = nullptr;  ///< this rank's pipeline chunks in the peer's inbox (warm_bulk)
       char* bulk_in_chunks = nullptr;   ///< the peer's pipeline chunks in this rank's inbox
@@ -254,6 +278,8 @@ class Engine {
   void on_cts(Peer& p, int source, const shm::CellHeader* cell);
   void on_ack(Peer& p, int source, const shm::CellHeader* cell);
   void on_data(Peer& p, const shm::CellHeader* cell);
+  void on_cancel(Peer& p, int source, const shm::CellHeader* cell);  // cancel.cpp
+  void on_cancel_answer(Peer& p, const shm::CellHeader* cell);       // cancel.cpp
   void deliver_eager(Request* r, int source, int tag, const char* data, std::size_t bytes);
   void start_rndv_recv(Request* r, int source, int tag, std::uint32_t msg_id, std::size_t total, bool solo,
                        bool sender_busy, std::uint64_t addr);
@@ -281,6 +307,8 @@ class Engine {
   void match_unexpected(Request* r, std::unique_ptr<Unexpected> u);
   void send_to_self(Request* r);
   void complete(Request* r);
+  /// complete() of one half of a pair (pair()): whether `r` completes now (the receive, its send done).
+  bool settle_pair(Request* r);
   bool pump_streams(Peer& p);
   /// progress(), except that the shm ring of `skip_ring` (a rank; kAnySource: every ring) is not drained.
   bool progress_except(int skip_ring);
@@ -301,6 +329,7 @@ class Engine {
   bool oversubscribed_ = false;  ///< more ranks than cores
   bool cma_write_ = true;        ///< process_vm_writev allowed (TAKYON_MPI_CMA=readonly: no, for tests)
   std::uint64_t heap_copied_bytes_ = 0;
+  std::uint32_t self_msg_id_ = 0;  ///< message ids of self-sends (cancel_send finds them by it)
 };
 
 }  // namespace takyon::mpi

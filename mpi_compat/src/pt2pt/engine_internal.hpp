@@ -85,9 +85,11 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
     cell->kind = shm::CellKind::kEager;
     cell->bytes = std::uint32_t(r->bytes);
     shm::copy_payload(cell + 1, r->buf, r->bytes);
+    // Every message with a request has an id: MPI_Cancel names it to the receiver (cancel.cpp).
+    cell->msg_id = p.rndv.next_msg_id++;
+    r->msg_id = cell->msg_id;
     if (r->mode == SendMode::kSync) {
       cell->flags = shm::kFlagSync;
-      cell->msg_id = p.rndv.next_msg_id++;
       p.rndv.awaiting.emplace(cell->msg_id, r);
       out.publish(cell);
     } else {
@@ -99,6 +101,7 @@ bool Engine::emit_message(Chan& out, Peer& p, Request* r) {
     cell->kind = shm::CellKind::kRts;
     cell->bytes = 2 * sizeof(std::uint64_t);
     cell->msg_id = p.rndv.next_msg_id++;
+    r->msg_id = cell->msg_id;
     engine_detail::write_u64(cell, r->bytes);
     engine_detail::write_u64(cell, reinterpret_cast<std::uintptr_t>(r->buf), sizeof(std::uint64_t));
     if (!p.path && p.rndv.awaiting.empty() && p.rndv.streaming_out.empty()) {
@@ -117,6 +120,8 @@ bool Engine::emit_on(Chan& out, Peer& p, const Outgoing& o) {
   if (cell == nullptr) return false;
   const bool cts = o.kind == Outgoing::Kind::kCts || o.kind == Outgoing::Kind::kSplitCts;
   cell->kind = cts ? shm::CellKind::kCts : shm::CellKind::kAck;
+  if (o.kind == Outgoing::Kind::kCancel) cell->kind = shm::CellKind::kCancel;
+  if (o.kind == Outgoing::Kind::kCancelAnswer) cell->kind = shm::CellKind::kCancelAnswer;
   const bool split = o.kind == Outgoing::Kind::kSplitCts || o.kind == Outgoing::Kind::kSplitDone;
   cell->flags = split ? shm::kFlagSplit : 0;
   cell->ctx = 0;

@@ -53,4 +53,16 @@ std::unique_ptr<Unexpected> UnexpectedQueue::take(int ctx, int source, int tag) 
   return std::unique_ptr<Unexpected>(u);
 }
 
+bool UnexpectedQueue::withdraw(int source, std::uint32_t msg_id) {
+  if (msg_id == 0) return false;
+  for (Unexpected* u = q_.front(); u != nullptr; u = u->next) {
+    if (u->source == source && u->msg_id == msg_id) {
+      q_.erase(u);
+      delete u;  // owned since add() released it into the queue
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace takyon::mpi

@@ -98,6 +98,9 @@ class UnexpectedQueue {
   [[nodiscard]] bool any_since(std::uint64_t since, int ctx, int source, int tag) const;
   /// Like find(), but removes it from the queue and hands it over.
   std::unique_ptr<Unexpected> take(int ctx, int source, int tag);
+  /// Removes and deletes the message `msg_id` (not 0) from `source`, if queued: a cancelled send's
+  /// (MPI_Cancel). Returns whether it was.
+  bool withdraw(int source, std::uint32_t msg_id);
   [[nodiscard]] std::size_t size() const { return q_.size(); }
 
  private:

@@ -13,11 +13,9 @@ namespace takyon::mpi {
 inline constexpr int kAnySource = -1;  ///< engine-level wildcards (the API maps MPI_ANY_*)
 inline constexpr int kAnyTag = -1;
 
-enum class RequestKind : std::uint8_t {
-  kSend,
-  kRecv,
-  kColl
-};  ///< kColl: a nonblocking collective (coll/schedule.hpp)
+/// kColl: a nonblocking or persistent collective (coll/schedule.hpp); kGreq: a generalized request
+/// (greq.hpp), which the application completes.
+enum class RequestKind : std::uint8_t { kSend, kRecv, kColl, kGreq };
 enum class SendMode : std::uint8_t { kStandard, kSync, kReady, kBuffered };
 /// Where a receive stands (posted -> matched -> complete); cancel works only while kPosted.
 enum class RecvState : std::uint8_t { kIdle, kPosted, kMatched };
@@ -73,8 +71,15 @@ struct Request {
   std::size_t status_bytes = 0;
   std::size_t sent_bytes = 0;  ///< receives: the size of the matched message (truncation messages)
 
+  /// MPI_Isendrecv: the receive (the user's request) and its send point at each other; the receive
+  /// completes only once both have (Engine::complete), and then releases the send.
+  Request* companion = nullptr;
+  bool recv_done = false;  ///< with a companion: the receive part is done, the send is not yet
+
   // --- engine private ---
-  Request* prev = nullptr;  ///< posted-receive queue links
+  bool cancel_asked = false;  ///< sends: MPI_Cancel asked the receiver, no answer yet (pt2pt/cancel.cpp)
+  bool cancel_done = false;   ///< with cancel_asked: the transfer itself has completed meanwhile
+  Request* prev = nullptr;    ///< posted-receive queue links
   Request* next = nullptr;
   std::uint32_t msg_id = 0;
   std::size_t rndv_total = 0;  ///< rendezvous: bytes to move through the bulk pipeline

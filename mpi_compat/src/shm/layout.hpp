@@ -26,11 +26,13 @@ inline constexpr std::uint64_t kInboxMagic = 0x54414b594f4e4d31ULL;  // "TAKYONM
 
 /// What a cell carries (CellHeader::kind).
 enum class CellKind : std::uint8_t {
-  kEager = 1,  ///< envelope + the whole payload in the cell
-  kRts = 2,    ///< rendezvous request: envelope, total bytes and the sender's address (payload), msg_id
-  kCts = 3,    ///< clear to send (receiver -> sender): msg_id, bytes wanted (in the payload)
-  kAck = 4,    ///< synchronous-send acknowledgement (receiver -> sender): msg_id
-  kData = 5,   ///< path channels only: the next rendezvous chunk (payload), streams in kCts order
+  kEager = 1,   ///< envelope + the whole payload in the cell
+  kRts = 2,     ///< rendezvous request: envelope, total bytes and the sender's address (payload), msg_id
+  kCts = 3,     ///< clear to send (receiver -> sender): msg_id, bytes wanted (in the payload)
+  kAck = 4,     ///< synchronous-send acknowledgement (receiver -> sender): msg_id
+  kData = 5,    ///< path channels only: the next rendezvous chunk (payload), streams in kCts order
+  kCancel = 6,  ///< MPI_Cancel of a send (sender -> receiver): msg_id of the message to withdraw
+  kCancelAnswer = 7,  ///< (receiver -> sender): msg_id, 1 withdrawn unmatched, 0 already matched (payload)
 };
 
 /// CellHeader::flags

@@ -173,6 +173,71 @@ TEST_F(EnginePair, CancelPostedReceive) {
   EXPECT_FALSE(e_[1]->cancel_recv(r));
 }
 
+// A send unmatched at the receiver, eager or rendezvous, is withdrawn there when cancelled: the
+// receiver's next receive gets the message after it. One already matched is not cancelled.
+TEST_F(EnginePair, CancelUnmatchedSendWithdrawsIt) {
+  for (std::size_t n : {std::size_t(8), std::size_t(300'000)}) {
+    std::vector<char> first(n, 'a'), second(n, 'b'), in(n, 0);
+    Request* s1 = send(0, 1, 4, first.data(), n);
+    for (int i = 0; i < 100; ++i) e_[1]->progress();  // unexpected at rank 1
+    e_[0]->cancel_send(s1);
+    EXPECT_FALSE(s1->complete);  // until rank 1 answers
+    drive({s1});
+    EXPECT_TRUE(s1->cancelled);
+    ProbeResult pr;
+    EXPECT_FALSE(e_[1]->probe(0, kAnySource, kAnyTag, pr));  // nothing left to match
+    Request* s2 = send(0, 1, 4, second.data(), n);
+    Request* r = recv(1, 0, 4, in.data(), n);
+    drive({s2, r});
+    EXPECT_FALSE(s2->cancelled);
+    EXPECT_EQ(in, second);
+    e_[0]->requests().release(s1);
+    e_[0]->requests().release(s2);
+  }
+}
+
+TEST_F(EnginePair, CancelMatchedSendCompletesIt) {
+  for (std::size_t n : {std::size_t(8), std::size_t(300'000)}) {
+    std::vector<char> out(n, 'c'), in(n, 0);
+    Request* r = recv(1, 0, 6, in.data(), n);
+    Request* s = send(0, 1, 6, out.data(), n);
+    match(r);
+    e_[0]->cancel_send(s);
+    drive({s, r});
+    EXPECT_FALSE(s->cancelled);
+    EXPECT_EQ(in, out);
+  }
+  // A synchronous send matched from the unexpected queue: its kAck comes before the answer.
+  int v = 9, got = 0;
+  Request* s = send(0, 1, 7, &v, sizeof v, SendMode::kSync);
+  for (int i = 0; i < 100; ++i) e_[1]->progress();
+  Request* r = recv(1, 0, 7, &got, sizeof got);
+  e_[0]->cancel_send(s);
+  drive({s, r});
+  EXPECT_FALSE(s->cancelled);
+  EXPECT_EQ(got, 9);
+}
+
+// A send still queued for ring space never left the rank: cancelled at once, the rest keep their order.
+TEST_F(EnginePair, CancelQueuedSendLeavesTheRestInOrder) {
+  std::vector<int> vals(40);
+  std::vector<Request*> sends;
+  for (int i = 0; i < 40; ++i) {
+    vals[std::size_t(i)] = i;
+    sends.push_back(send(0, 1, 9, &vals[std::size_t(i)], sizeof(int)));
+  }
+  ASSERT_FALSE(sends[30]->complete);  // 8 cells: queued
+  e_[0]->cancel_send(sends[30]);
+  EXPECT_TRUE(sends[30]->complete && sends[30]->cancelled);
+  for (int i = 0; i < 40; ++i) {
+    if (i == 30) continue;
+    int got = -1;
+    Request* r = recv(1, 0, 9, &got, sizeof got);
+    drive({r});
+    ASSERT_EQ(got, i);
+  }
+}
+
 TEST_F(EnginePair, SelfSendAndProbe) {
   int v = 7, got = 0;
   Request* s = send(0, 0, 8, &v, sizeof v);
