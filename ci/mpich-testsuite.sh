@@ -22,6 +22,8 @@
 #   --rerun-ompi        run the Open MPI side even if the work dir has its results for these
 #                       directories (by default they are reused: Open MPI does not change)
 #   --reconfigure       configure the test suite's build trees again
+#   --rerun-failed      run only the tests that failed (or have no result) in the work dir's last
+#                       results, keeping the others' (e.g. to check timeouts on a quiet machine)
 #   --update-list       rewrite tests/mpich/expected-failures.txt from this run
 #   --strict-list       also fail when a listed test passes now
 # Exit status: 0 when every test that Open MPI passes passes under Takyon or is in the list.
@@ -50,6 +52,7 @@ PREFIX=""
 RERUN_OMPI=0
 RECONFIGURE=0
 REPORT_ARGS=()
+RUN_ARGS=()
 LIST="$ROOT/tests/mpich/expected-failures.txt"
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
     --prefix) PREFIX=$(cd "$2" && pwd); shift ;;
     --rerun-ompi) RERUN_OMPI=1 ;;
     --reconfigure) RECONFIGURE=1 ;;
+    --rerun-failed) RUN_ARGS+=(--rerun-failed) ;;
     --update-list) REPORT_ARGS+=(--update-list) ;;
     --strict-list) REPORT_ARGS+=(--strict-list) ;;
     -h | --help) usage; exit 0 ;;
@@ -134,18 +138,23 @@ done
 # one-sided, spawn, partitioned, performance, fault tolerance).
 CONFIGURE_ARGS=(--enable-strictmpi --enable-threads=multiple --disable-fortran --disable-cxx --disable-romio
   --disable-spawn --disable-rma --disable-part --disable-perftest --disable-ft-tests)
-# configure_tree <name> <CC> <CPPFLAGS>
+# configure_tree <name> <MPI compiler wrapper> <CPPFLAGS>: MPICC, not CC (configure takes the
+# first mpicc on PATH otherwise)
 configure_tree() {
   local tree="$WORK/tree-$1" stamp
-  stamp="$SRCDIR ${CONFIGURE_ARGS[*]} CC=$2 CPPFLAGS=$3"
+  stamp="$SRCDIR ${CONFIGURE_ARGS[*]} MPICC=$2 CPPFLAGS=$3"
   if [ "$RECONFIGURE" -eq 0 ] && [ -f "$tree/config.status" ] && [ "$(cat "$tree/.takyon-stamp" 2>/dev/null)" = "$stamp" ]; then
     return 0
   fi
   rm -rf "$tree"
   mkdir -p "$tree"
-  takyon_ci_log "$1: configure test/mpi (CC=$2), log in $tree/configure.log"
-  (cd "$tree" && "$SRCDIR/configure" CC="$2" CPPFLAGS="$3" "${CONFIGURE_ARGS[@]}" >configure.log 2>&1) ||
+  takyon_ci_log "$1: configure test/mpi (MPICC=$2), log in $tree/configure.log"
+  (cd "$tree" && "$SRCDIR/configure" MPICC="$2" CPPFLAGS="$3" "${CONFIGURE_ARGS[@]}" >configure.log 2>&1) ||
     { tail -n 40 "$tree/configure.log"; exit 1; }
+  if ! grep -qxF "CC = $2" "$tree/Makefile"; then
+    echo "mpich-testsuite: $tree was configured with $(grep -m1 '^CC = ' "$tree/Makefile"), not $2" >&2
+    exit 1
+  fi
   echo "$stamp" >"$tree/.takyon-stamp"
 }
 # Open MPI declares the MPI-1 functions MPI-3 removed only on request: the suite's helper library
@@ -170,7 +179,7 @@ run_side() {
   takyon_ci_log "$name: build and run $DIRS (timeout ${TIMEOUT} s, logs in $WORK/logs-$name)"
   "${RUNNER[@]}" run --lib "$name" --tree "$WORK/tree-$name" --srcdir "$SRCDIR" --dirs "$DIRS" \
     --lists "$LISTS" --launch "$launch" --timeout "$TIMEOUT" --jobs "$JOBS" \
-    --results "$WORK/results-$name.json" --logs "$WORK/logs-$name"
+    --results "$WORK/results-$name.json" --logs "$WORK/logs-$name" "${RUN_ARGS[@]}"
 }
 # ompi_cached: the work dir has Open MPI's results of every directory asked for, with these lists.
 ompi_cached() {

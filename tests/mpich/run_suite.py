@@ -199,13 +199,17 @@ def build_dir(tree, directory, programs, jobs, logdir):
 
 
 def session_pids(sid):
+    """The live processes of a session (zombies, which no signal ends, left out)."""
     pids = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if os.getsid(int(name)) == sid:
-                    pids.append(int(name))
-            except OSError:
+                if os.getsid(int(name)) != sid:
+                    continue
+                with open(f"/proc/{name}/stat", encoding="utf-8") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        pids.append(int(name))
+            except (OSError, IndexError):
                 pass
     return pids
 
@@ -316,8 +320,12 @@ def cmd_run(args):
     memory = mem_total_gb()
     for top in dirs:
         entries = read_entries(args.tree, args.srcdir, top, lists)
-        # Results of an earlier run of this directory are replaced as a whole.
-        results = {k: v for k, v in results.items() if v["top"] != top}
+        if args.rerun_failed:
+            # Only the entries that have no result or failed; the others keep theirs.
+            entries = [e for e in entries if results.get(e.key, {}).get("result") not in ("passed", "skipped")]
+        else:
+            # Results of an earlier run of this directory are replaced as a whole.
+            results = {k: v for k, v in results.items() if v["top"] != top}
         by_dir = {}
         for e in entries:
             by_dir.setdefault(e.dir, []).append(e)
@@ -505,6 +513,8 @@ def main():
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--results", required=True)
     r.add_argument("--logs", required=True)
+    r.add_argument("--rerun-failed", action="store_true",
+                   help="run only the entries that failed (or have no result) in --results")
     r.add_argument("--verbose", action="store_true")
     q = sub.add_parser("report")
     q.add_argument("--results-dir", required=True)
