@@ -123,8 +123,8 @@ if [ -z "$PREFIX" ]; then
   generator=()
   if ! [ -f "$tb/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
   {
-    cmake -S "$ROOT" -B "$tb" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAKYON_SANITIZE= -DTAKYON_BUILD_TESTS=OFF -DTAKYON_BUILD_BENCH=OFF \
-      -DTAKYON_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX="$PREFIX" &&
+    cmake -S "$ROOT" -B "$tb" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAKYON_SANITIZE= \
+      -DTAKYON_BUILD_TESTS=OFF -DTAKYON_BUILD_BENCH=OFF -DTAKYON_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX="$PREFIX" &&
       cmake --build "$tb" -j "$JOBS" && cmake --install "$tb"
   } >"$WORK/takyon-build.log" 2>&1 || { tail -n 60 "$WORK/takyon-build.log"; exit 1; }
 fi
@@ -143,7 +143,8 @@ CONFIGURE_ARGS=(--enable-strictmpi --enable-threads=multiple --disable-fortran -
 configure_tree() {
   local tree="$WORK/tree-$1" stamp
   stamp="$SRCDIR ${CONFIGURE_ARGS[*]} MPICC=$2 CPPFLAGS=$3"
-  if [ "$RECONFIGURE" -eq 0 ] && [ -f "$tree/config.status" ] && [ "$(cat "$tree/.takyon-stamp" 2>/dev/null)" = "$stamp" ]; then
+  if [ "$RECONFIGURE" -eq 0 ] && [ -f "$tree/config.status" ] &&
+    [ "$(cat "$tree/.takyon-stamp" 2>/dev/null)" = "$stamp" ]; then
     return 0
   fi
   rm -rf "$tree"

@@ -165,6 +165,7 @@ def build_reason(text):
     for pattern in (r"undefined reference to .(P?MPIX?_\w+)", r"implicit declaration of function .(P?MPIX?_\w+)",
                     r".(MPIX?_\w+). undeclared", r"unknown type name .(MPIX?_\w+)"):
         for name in re.findall(pattern, text):
+            name = name[1:] if name.startswith("PMPI_") else name  # the profiling name: the same function
             if name not in missing:
                 missing.append(name)
     if missing:
@@ -249,12 +250,13 @@ def run_reason(text, rc, timed_out):
     m = re.search(r"(MPI_\w+): not supported by this version", text)
     if m:
         return f"unsupported {m.group(1)}"
+    if re.search(r"thread[ _]multiple", text, re.I):
+        return "MPI_THREAD_MULTIPLE not provided"
     m = re.search(r"(MPI_\w+)[^\n]*(?:not implemented|not supported|unsupported)", text)
     if m:
         return f"unsupported {m.group(1)}"
-    if rc < 0 or rc > 128:
-        sig = -rc if rc < 0 else rc - 128
-        return f"signal {sig}"
+    if rc < 0 or 128 < rc <= 128 + 64:  # killed by a signal (a shell reports 128 + its number)
+        return f"signal {-rc if rc < 0 else rc - 128}"
     for line in text.splitlines():
         line = line.strip()
         if line and not NO_ERRORS.match(line):

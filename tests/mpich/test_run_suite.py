@@ -27,6 +27,8 @@ PROGRAMS = {
     "status": "exit 3",
     "unsupported": 'echo "MPI_Foo_bar: not supported by this version of libtakyon_mpi"; exit 15',
     "ext": 'echo " No Errors"',
+    "segv": "kill -SEGV $$",
+    "abort": 'echo "rank 0 called MPI_Abort"; exit 255',
 }
 TESTLIST = """\
 # comment
@@ -38,6 +40,8 @@ wrong 2
 hang 1
 status 1 resultTest=TestStatus
 unsupported 2
+segv 1
+abort 1
 ext 1 strict=false
 broken 1
 sub
@@ -116,6 +120,8 @@ def main():
             "t/status 1": ("passed", ""),
             "t/unsupported 2": ("failed", "unsupported MPI_Foo_bar"),
             "t/ext 1": ("skipped", "strict=false"),
+            "t/segv 1": ("failed", "signal 11"),
+            "t/abort 1": ("failed", "wrong result: rank 0 called MPI_Abort"),
             "t/broken 1": ("failed", "missing MPI_Foo"),
             "t/sub/inner 4": ("passed", ""),
         }
@@ -138,18 +144,19 @@ def main():
             f.write("# header\nt/exit1 1 my reason\nt/pass 2 was broken\n")
         report = ["report", "--results-dir", root, "--dirs", "t", "--expected", listfile]
         out = run(*report, expect=1).stdout
-        for key in ("t/silent 1", "t/hang 1", "t/unsupported 2", "t/broken 1"):
+        for key in ("t/silent 1", "t/hang 1", "t/unsupported 2", "t/broken 1", "t/segv 1", "t/abort 1"):
             check(f"REGRESSION: {key}:" in out, f"{key} is a regression")
         check("REGRESSION: t/exit1 1" not in out and "REGRESSION: t/wrong 2" not in out,
               "listed tests and tests Open MPI fails are not regressions")
         check("now passes under Takyon" in out and "t/pass 2" in out, "a listed test that passes is named")
-        check(any(line.split()[:7] == ["t", "11", "1", "9", "4", "5", "0"] for line in out.splitlines()),
+        check(any(line.split()[:7] == ["t", "13", "1", "11", "4", "7", "0"] for line in out.splitlines()),
               "the table: listed, skipped, Open MPI, Takyon, only Open MPI, only Takyon")
         run(*report, "--update-list", expect=0)
         with open(listfile, encoding="utf-8") as f:
             lines = [line.split(None, 2) for line in f if line.strip() and not line.startswith("#")]
         listed = {f"{a} {b}": c.strip() for a, b, c in lines}
-        check(sorted(listed) == ["t/broken 1", "t/exit1 1", "t/hang 1", "t/silent 1", "t/unsupported 2"],
+        check(sorted(listed) == ["t/abort 1", "t/broken 1", "t/exit1 1", "t/hang 1", "t/segv 1", "t/silent 1",
+                                 "t/unsupported 2"],
               f"--update-list lists what Open MPI passes and Takyon does not: {sorted(listed)}")
         check(listed["t/exit1 1"] == "my reason" and listed["t/hang 1"] == "timeout",
               "--update-list keeps the reasons it had and gives new entries the run's")
@@ -159,7 +166,7 @@ def main():
             f.write("t/pass 2 was broken\n")
         run(*report, "--strict-list", expect=1)
         with open(os.path.join(root, "results.csv"), encoding="utf-8") as f:
-            check(len(f.read().splitlines()) == 12, "results.csv has a row per test")
+            check(len(f.read().splitlines()) == 14, "results.csv has a row per test")
     print("mpich.runner: all checks passed")
     return 0
 
