@@ -6,7 +6,7 @@
 # with tests/mpich/expected-failures.txt.
 #
 #   bash ci/mpich-testsuite.sh                  # every directory, both libraries
-#   bash ci/mpich-testsuite.sh --quick          # the CI subset (see QUICK_DIRS)
+#   bash ci/mpich-testsuite.sh --quick          # a subset of a few minutes (see QUICK_DIRS)
 #   bash ci/mpich-testsuite.sh --update-list    # rerun Takyon, rewrite the expected-failure list
 #
 # Options:
@@ -38,11 +38,11 @@ cd "$ROOT"
 source ci/common.sh
 
 ALL_DIRS=pt2pt,coll,comm,datatype,group,init,errhan,topo,info,attr,threads
-# The CI subset: the small directories, which together exercise groups, communicator
-# construction, attributes, info objects, topologies, initialization and error handlers (a few
-# minutes for both libraries once the trees are configured). The large ones (pt2pt, coll,
-# datatype, threads) are the full run's.
-QUICK_DIRS=group,init,errhan,topo,info,attr,comm
+# The quick subset: the small directories (groups, initialization, error handlers, topologies,
+# info objects, attributes), a few minutes for both libraries once Takyon is built and the
+# suite configured. Left out: pt2pt, coll, datatype and threads (large), and comm, whose
+# nonblocking duplications run into the timeout under Open MPI.
+QUICK_DIRS=group,init,errhan,topo,info,attr
 DIRS=$ALL_DIRS
 LISTS=testlist
 TIMEOUT=60
