@@ -93,16 +93,22 @@ as_root() {
 takyon_ci_install_these "${TAKYON_CI_MPICH_PACKAGES[@]}"
 
 SRC_PARENT="$WORK/src"
-find_source() { find "$SRC_PARENT" -mindepth 3 -maxdepth 3 -path '*/test/mpi' -type d 2>/dev/null | sort | tail -n 1; }
+# find_source: test/mpi of the unpacked source package, nothing when there is none yet.
+find_source() {
+  [ -d "$SRC_PARENT" ] || return 0
+  find "$SRC_PARENT" -mindepth 3 -maxdepth 3 -path '*/test/mpi' -type d | sort | tail -n 1
+}
 SRCDIR="$(find_source)"
 if [ -z "$SRCDIR" ] || ! [ -x "$SRCDIR/configure" ]; then
   # deb-src entries mirroring the deb ones of debian.sources, when no deb-src entry exists yet.
+  need_update=0
   if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     src_list=/etc/apt/sources.list.d/takyon-deb-src.sources
     takyon_ci_log "apt: adding deb-src entries ($src_list)"
     sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | as_root tee "$src_list" >/dev/null
+    need_update=1
   fi
-  if ! compgen -G '/var/lib/apt/lists/*_Sources*' >/dev/null; then
+  if [ "$need_update" -eq 1 ] || ! compgen -G '/var/lib/apt/lists/*_Sources*' >/dev/null; then
     takyon_ci_log "apt: update (source indexes)"
     as_root apt-get update -q
   fi
