@@ -55,7 +55,7 @@ REPORT_ARGS=()
 RUN_ARGS=()
 LIST="$ROOT/tests/mpich/expected-failures.txt"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+usage() { sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --dirs) DIRS=$2; shift ;;
