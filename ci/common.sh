@@ -25,21 +25,29 @@ TAKYON_CI_PACKAGES=(
   libpmix-dev     # PMIx: libtakyon_mpi's bootstrap under mpirun and srun --mpi=pmix
   slurm-wlm       # slurmctld, slurmd, srun: the tests run MPI programs under a one-node Slurm
   munge           # Slurm's authentication, with its own key and socket per test run
+  dpkg-dev        # dpkg-source: ci/mpich-testsuite.sh unpacks MPICH's source package (its test suite)
 )
+# What ci/mpich-testsuite.sh needs of them: Takyon's Release build, Open MPI, the source package.
+# shellcheck disable=SC2034  # used by ci/mpich-testsuite.sh
+TAKYON_CI_MPICH_PACKAGES=(build-essential cmake ninja-build pkg-config python3 libucx-dev libpmix-dev
+  openmpi-bin libopenmpi-dev dpkg-dev)
 
 takyon_ci_log() { printf '[takyon-ci %(%H:%M:%S)T] %s\n' -1 "$*"; }
 
 # Installs the packages of TAKYON_CI_PACKAGES that dpkg does not report as installed.
-# Runs `apt-get update` only if something is missing. Needs root (or sudo) only then.
-takyon_ci_install_packages() {
-  local missing=() package
-  for package in "${TAKYON_CI_PACKAGES[@]}"; do
+takyon_ci_install_packages() { takyon_ci_install_these "${TAKYON_CI_PACKAGES[@]}"; }
+
+# takyon_ci_install_these <package...>: installs those of the packages that dpkg does not report
+# as installed. Runs `apt-get update` only if something is missing. Needs root (or sudo) only then.
+takyon_ci_install_these() {
+  local missing=() package wanted=("$@")
+  for package in "${wanted[@]}"; do
     if ! dpkg -s "$package" 2>/dev/null | grep -q '^Status: install ok installed'; then
       missing+=("$package")
     fi
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    takyon_ci_log "packages: all present (${TAKYON_CI_PACKAGES[*]})"
+    takyon_ci_log "packages: all present (${wanted[*]})"
     return 0
   fi
   takyon_ci_log "packages: installing ${missing[*]}"
