@@ -5,6 +5,7 @@
 // path, coll/flat_select.hpp, takes it), the nonblocking form returns a request that MPI_Wait/Test and the
 // engine's progress advance. MPI_Barrier: the flat barrier where the communicator allows it, else
 // the dissemination barrier (coll/barrier_dissemination.cpp) in the communicator's collective context.
+#include "api/coll_entry.hpp"
 #include "api/common.hpp"
 #include "api/export.hpp"
 #include "coll/algorithms.hpp"
@@ -31,28 +32,11 @@ using namespace takyon::mpi;
 
 namespace {
 
-template <class Build>
-int blocking(const char* fn, MPI_Comm comm, const Build& build) {
-  return guarded(fn, comm, [&] {
-    build()->run();
-    return MPI_SUCCESS;
-  });
-}
-
 /// Blocking, with the flat shared-memory path (coll/flat_select.hpp) tried first.
 template <class Flat, class Build>
 int blocking_flat(const char* fn, MPI_Comm comm, const Flat& flat, const Build& build) {
   return guarded(fn, comm, [&] {
     if (!flat()) build()->run();
-    return MPI_SUCCESS;
-  });
-}
-
-template <class Build>
-int nonblocking(const char* fn, MPI_Comm comm, MPI_Request* request, const Build& build) {
-  return guarded(fn, comm, [&] {
-    if (request == nullptr) fail(MPI_ERR_ARG, fn, "request is NULL (argument request)");
-    *request = start_nonblocking(build());
     return MPI_SUCCESS;
   });
 }

@@ -45,21 +45,6 @@ std::uintptr_t value_of(MPI_Info info) {
   return reinterpret_cast<std::uintptr_t>(info);
 }
 
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE:
-      return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED:
-      return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-      return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE:
-      return "MPI_THREAD_MULTIPLE";
-    default:
-      return nullptr;
-  }
-}
-
 /// The command line from /proc/self/cmdline: right whatever MPI_Init was given.
 std::vector<std::string> proc_cmdline() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -189,6 +174,21 @@ InfoEntries info_entries(MPI_Info info, const char* fn) {
 
 MPI_Info make_info(InfoEntries entries) {
   return new_info(std::move(entries));
+}
+
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace takyon::mpi

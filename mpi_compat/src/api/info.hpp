@@ -15,6 +15,10 @@ namespace takyon::mpi {
 /// handles are looked up, never dereferenced). Any thread.
 void check_info_arg(MPI_Info info, const char* fn);
 
+/// "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a thread level, nullptr for anything else (the
+/// values of the thread_level info keys: MPI_INFO_ENV, MPI_Session_init/get_info).
+const char* thread_level_name(int level);
+
 /// An info object's (key, value) pairs, in the order the keys were first set.
 using InfoEntries = std::vector<std::pair<std::string, std::string>>;
 /// The entries of `info` (none for MPI_INFO_NULL); throws MPI_ERR_INFO naming `fn` for a freed or

@@ -4,31 +4,10 @@
 // coll/neighbor.cpp; the blocking form runs it, the nonblocking form returns a request that
 // MPI_Wait/Test and the engine's progress advance, as for the other collectives (api/coll.cpp).
 #include "coll/neighbor.hpp"
+#include "api/coll_entry.hpp"
 #include "api/export.hpp"
-#include "api/guard.hpp"
 
 using namespace takyon::mpi;
-
-namespace {
-
-template <class Build>
-int blocking(const char* fn, MPI_Comm comm, const Build& build) {
-  return guarded(fn, comm, [&] {
-    build()->run();
-    return MPI_SUCCESS;
-  });
-}
-
-template <class Build>
-int nonblocking(const char* fn, MPI_Comm comm, MPI_Request* request, const Build& build) {
-  return guarded(fn, comm, [&] {
-    if (request == nullptr) fail(MPI_ERR_ARG, fn, "request is NULL (argument request)");
-    *request = start_nonblocking(build());
-    return MPI_SUCCESS;
-  });
-}
-
-}  // namespace
 
 extern "C" int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {

@@ -75,19 +75,6 @@ int session_guarded(const char* fn, MPI_Session s, const Body& body) noexcept {
       body);
 }
 
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_FUNNELED:
-      return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-      return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE:
-      return "MPI_THREAD_MULTIPLE";
-    default:
-      return "MPI_THREAD_SINGLE";
-  }
-}
-
 /// The "thread_level" hint of MPI_Session_init's info (MPI_THREAD_SINGLE without one).
 int requested_thread_level(MPI_Info info, const char* fn) {
   if (info == MPI_INFO_NULL) return MPI_THREAD_SINGLE;

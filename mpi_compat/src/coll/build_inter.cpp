@@ -192,26 +192,49 @@ SchedulePtr build_inter_reduce_scatter(const char* fn, const void* sendbuf, void
   return s;
 }
 
+namespace {
+
+/// The root's blocks of a gather(v) or scatter(v) on an intercommunicator: one per remote process,
+/// `count` items each at j * count (or counts[j] at displs[j] for the v-forms), checked.
+struct RootLayout {
+  std::vector<int> counts;
+  std::vector<int> disp;
+};
+struct RootArgs {
+  const char* buf;
+  const char* counts;
+  const char* count;
+  const char* type;
+};
+RootLayout root_layout(const char* fn, const void* buf, bool vec, const int* vcounts, int count,
+                       const int* displs, MPI_Datatype type, int m, const RootArgs& arg) {
+  no_in_place(fn, buf, arg.buf);
+  RootLayout out{std::vector<int>(std::size_t(m), count), std::vector<int>(std::size_t(m))};
+  if (vec) {
+    check_counts(fn, vcounts, displs, m, arg.counts, "displs");
+    out.counts.assign(vcounts, vcounts + m);
+    out.disp.assign(displs, displs + m);
+  } else {
+    check_coll_count(fn, count, arg.count);
+    for (int j = 0; j < m; ++j) out.disp[std::size_t(j)] = j * count;
+  }
+  int most = 0;
+  for (int k : out.counts) most = k > most ? k : most;
+  check_buf(fn, buf, most, type, arg.buf, arg.count, arg.type);
+  return out;
+}
+
+}  // namespace
+
 SchedulePtr build_inter_gather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, bool vec, const int* recvcounts, int recvcount,
                                const int* displs, MPI_Datatype recvtype, int root, CommInfo& c) {
   const Role role = check_inter_root(fn, c, root);
   const int m = remote_size(c);
-  std::vector<int> counts(std::size_t(m), recvcount);
-  std::vector<int> disp(counts.size());
+  RootLayout root_side;
   if (role == Role::kRoot) {
-    no_in_place(fn, recvbuf, "recvbuf");
-    if (vec) {
-      check_counts(fn, recvcounts, displs, m, "recvcounts", "displs");
-      counts.assign(recvcounts, recvcounts + m);
-      disp.assign(displs, displs + m);
-    } else {
-      check_coll_count(fn, recvcount, "recvcount");
-      for (int j = 0; j < m; ++j) disp[std::size_t(j)] = j * recvcount;
-    }
-    int most = 0;
-    for (int k : counts) most = k > most ? k : most;
-    check_buf(fn, recvbuf, most, recvtype, "recvbuf", "recvcount", "recvtype");
+    root_side = root_layout(fn, recvbuf, vec, recvcounts, recvcount, displs, recvtype, m,
+                            {"recvbuf", "recvcounts", "recvcount", "recvtype"});
   } else if (role == Role::kLeaf) {
     no_in_place(fn, sendbuf, "sendbuf");
     check_buf(fn, sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype");
@@ -219,7 +242,8 @@ SchedulePtr build_inter_gather(const char* fn, const void* sendbuf, int sendcoun
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   if (role == Role::kRoot) {
-    Blocks b = v.blocks(recvbuf, counts.data(), disp.data(), nullptr, recvtype, m, false, true);
+    Blocks b =
+        v.blocks(recvbuf, root_side.counts.data(), root_side.disp.data(), nullptr, recvtype, m, false, true);
     for (int j = 0; j < m; ++j) s->recv(j, b.at[std::size_t(j)], b.bytes[std::size_t(j)]);
   } else if (role == Role::kLeaf) {
     s->send(root, v.in(sendbuf, std::size_t(sendcount), sendtype),
@@ -235,21 +259,10 @@ SchedulePtr build_inter_scatter(const char* fn, const void* sendbuf, bool vec, c
                                 int recvcount, MPI_Datatype recvtype, int root, CommInfo& c) {
   const Role role = check_inter_root(fn, c, root);
   const int m = remote_size(c);
-  std::vector<int> counts(std::size_t(m), sendcount);
-  std::vector<int> disp(counts.size());
+  RootLayout root_side;
   if (role == Role::kRoot) {
-    no_in_place(fn, sendbuf, "sendbuf");
-    if (vec) {
-      check_counts(fn, sendcounts, displs, m, "sendcounts", "displs");
-      counts.assign(sendcounts, sendcounts + m);
-      disp.assign(displs, displs + m);
-    } else {
-      check_coll_count(fn, sendcount, "sendcount");
-      for (int j = 0; j < m; ++j) disp[std::size_t(j)] = j * sendcount;
-    }
-    int most = 0;
-    for (int k : counts) most = k > most ? k : most;
-    check_buf(fn, sendbuf, most, sendtype, "sendbuf", "sendcount", "sendtype");
+    root_side = root_layout(fn, sendbuf, vec, sendcounts, sendcount, displs, sendtype, m,
+                            {"sendbuf", "sendcounts", "sendcount", "sendtype"});
   } else if (role == Role::kLeaf) {
     no_in_place(fn, recvbuf, "recvbuf");
     check_buf(fn, recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype");
@@ -257,8 +270,8 @@ SchedulePtr build_inter_scatter(const char* fn, const void* sendbuf, bool vec, c
   auto s = std::make_unique<Schedule>(c, fn);
   Views v(*s);
   if (role == Role::kRoot) {
-    Blocks b =
-        v.blocks(const_cast<void*>(sendbuf), counts.data(), disp.data(), nullptr, sendtype, m, false, false);
+    Blocks b = v.blocks(const_cast<void*>(sendbuf), root_side.counts.data(), root_side.disp.data(), nullptr,
+                        sendtype, m, false, false);
     for (int j = 0; j < m; ++j) s->send(j, b.at[std::size_t(j)], b.bytes[std::size_t(j)]);
   } else if (role == Role::kLeaf) {
     s->recv(root, v.out(recvbuf, std::size_t(recvcount), recvtype, false),
