@@ -36,7 +36,7 @@ struct CommInfo {
   int rank = 0;                    ///< this process's rank in a derived communicator
   int slot = 0;                    ///< context-id slot (ctx == slot * kCtxPerSlot)
   std::string name;
-  AttrList attrs;         ///< (keyval, value) in the order they were set (attributes.hpp)
+  AttrList attrs;  ///< (keyval, value) in the order they were set (attributes.hpp)
   /// The info hints in effect (MPI_Comm_set_info, MPI_Comm_dup...): the standard's assertions only.
   std::vector<std::pair<std::string, std::string>> hints;
   unsigned coll_seq = 0;  ///< collectives started on this communicator: each one's tag (coll/schedule.hpp)
