@@ -20,14 +20,16 @@ bool is_predefined(int keyval) {
          keyval == MPI_APPNUM || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_LASTUSEDCODE;
 }
 
-/// A user keyval a communicator's value may be set or deleted for; throws MPI_ERR_KEYVAL naming `fn`.
-void check_comm_keyval(int keyval, const char* fn) {
+/// A user keyval a communicator's value may be set or deleted for (`freed_ok`: also one freed while
+/// values of it remain, which may still be deleted, as in other MPI libraries); throws MPI_ERR_KEYVAL
+/// naming `fn`.
+void check_comm_keyval(int keyval, const char* fn, bool freed_ok = false) {
   if (is_predefined(keyval)) {
     fail(MPI_ERR_KEYVAL, fn,
          "keyval " + std::to_string(keyval) +
              " is predefined and cannot be set or deleted (argument comm_keyval)");
   }
-  check_keyval(AttrKind::kComm, keyval, fn, "comm_keyval");
+  check_keyval(AttrKind::kComm, keyval, fn, "comm_keyval", freed_ok);
 }
 
 void* handle_of(CommInfo& c) {
@@ -69,7 +71,7 @@ int comm_set_attr(const char* fn, MPI_Comm comm, int keyval, void* attribute_val
 int comm_delete_attr(const char* fn, MPI_Comm comm, int keyval) {
   return guarded(fn, comm, [&] {
     CommInfo& c = check_comm(comm, fn);
-    check_comm_keyval(keyval, fn);
+    check_comm_keyval(keyval, fn, /*freed_ok=*/true);
     delete_attr(AttrKind::kComm, handle_of(c), c.attrs, keyval, fn);
     return MPI_SUCCESS;
   });
@@ -251,7 +253,7 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   constexpr const char* fn = "MPI_Type_delete_attr";
   return guarded(fn, MPI_COMM_WORLD, [&] {
     check_any_type(datatype, fn, "datatype");
-    check_keyval(AttrKind::kType, type_keyval, fn, "type_keyval");
+    check_keyval(AttrKind::kType, type_keyval, fn, "type_keyval", /*freed_ok=*/true);
     delete_attr(AttrKind::kType, static_cast<void*>(datatype), type_attrs(datatype), type_keyval, fn);
     return MPI_SUCCESS;
   });

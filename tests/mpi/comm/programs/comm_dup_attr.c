@@ -150,6 +150,10 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_free_keyval(&k_copy));
   CHECK(k_copy == MPI_KEYVAL_INVALID);
   CHECK(get_long(d, k_copy_saved, &flag) == 10 && flag == 1);
+  /* ... and may still be deleted through the freed keyval */
+  CHECK_MPI(MPI_Comm_delete_attr(d, k_copy_saved));
+  CHECK(get_long(d, k_copy_saved, &flag) == -1 && flag == 0);
+  PRINT0("delete through a freed keyval: %d delete(s), sum %ld\n", deletes, deleted_sum);
   CHECK_MPI(MPI_Comm_free(&d3));
   CHECK_MPI(MPI_Comm_free(&d2));
   CHECK(d2 == MPI_COMM_NULL);
