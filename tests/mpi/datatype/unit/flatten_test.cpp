@@ -394,9 +394,13 @@ TEST(DatatypeFlatten, VectorPacksByBlocks) {
 TEST(DatatypeRegistry, AFreedTypeStaysUsableForItsHolder) {
   // MPI_Type_free while a nonblocking operation holds the type: the handle is invalid for arguments
   // (find_type) but the holder's steps still find it (find_type_in_use) until they let go.
-  TypeBuilder b;
-  b.add(*find_type(MPI_INT), 0, 3);
-  MPI_Datatype h = register_type(b.build());
+  // (Each type is built in a builder of its own that is gone by then: a builder keeps what it built.)
+  const auto ints = [](std::size_t n) {
+    TypeBuilder b;
+    b.add(*find_type(MPI_INT), 0, n);
+    return b.build();
+  };
+  MPI_Datatype h = register_type(ints(3));
   std::shared_ptr<Type> held = find_derived(h);
   ASSERT_TRUE(unregister_type(h));
   EXPECT_EQ(find_type(h), nullptr);
@@ -404,9 +408,7 @@ TEST(DatatypeRegistry, AFreedTypeStaysUsableForItsHolder) {
   held.reset();
   EXPECT_EQ(find_type_in_use(h), nullptr);
   // Not held: gone at once.
-  TypeBuilder b2;
-  b2.add(*find_type(MPI_INT), 0, 2);
-  MPI_Datatype h2 = register_type(b2.build());
+  MPI_Datatype h2 = register_type(ints(2));
   ASSERT_TRUE(unregister_type(h2));
   EXPECT_EQ(find_type_in_use(h2), nullptr);
 }
