@@ -51,7 +51,7 @@ constexpr uint64_t kHelloMagic = 0x54414b594f4e4950ull;  // "TAKYONIP"
 constexpr uint32_t kHelloVersion = 1;
 
 // Then its verdict on the peer's layout: accepted, or why not.
-struct Verdict {
+struct LayoutVerdict {
   uint32_t accepted;
   char reason[508];
 };
@@ -145,7 +145,7 @@ class Pairing {
     return Status::kOk;
   }
 
-  Status send_verdict(const Verdict& verdict) {
+  Status send_verdict(const LayoutVerdict& verdict) {
     const auto* bytes = reinterpret_cast<const char*>(&verdict);
     size_t sent = 0;
     while (sent < sizeof(verdict)) {
@@ -164,7 +164,7 @@ class Pairing {
     return Status::kOk;
   }
 
-  Status recv_verdict(Verdict& verdict) {
+  Status recv_verdict(LayoutVerdict& verdict) {
     auto* bytes = reinterpret_cast<char*>(&verdict);
     size_t got = 0;
     while (got < sizeof(verdict)) {
@@ -244,7 +244,7 @@ class InterProcessEndpoint final : public Backend {
     if (pairing.recv_hello(theirs, peer_fd) != Status::kOk) return log_.status();
 
     // My verdict on the peer's segment; it may be waiting for it, so it is sent in every case.
-    Verdict mine{};
+    LayoutVerdict mine{};
     Status checked = Status::kOk;
     if (theirs.pointer != (pointer_ ? 1u : 0u)) {
       checked = TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c of '%s' uses a different provider kind",
@@ -265,7 +265,7 @@ class InterProcessEndpoint final : public Backend {
     }
     mine.accepted = 1;
     if (pairing.send_verdict(mine) != Status::kOk) return log_.status();
-    Verdict verdict{};
+    LayoutVerdict verdict{};
     if (pairing.recv_verdict(verdict) != Status::kOk) return log_.status();
     if (verdict.accepted != 1) {
       return TAKYON_FAIL(log_, Status::kProtocol, "endpoint %c refused the pairing: %s", peer_side,

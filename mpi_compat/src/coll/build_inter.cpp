@@ -14,10 +14,6 @@
 namespace takyon::mpi {
 namespace {
 
-std::string str(long long v) {
-  return std::to_string(v);
-}
-
 /// The part this process plays in a rooted collective on an intercommunicator.
 enum class Role { kRoot, kIdle, kLeaf };
 
@@ -27,9 +23,9 @@ Role check_inter_root(const char* fn, const CommInfo& c, int root) {
   const int m = int(c.remote.size());
   if (root < 0 || root >= m) {
     fail(MPI_ERR_ROOT, fn,
-         "invalid root " + str(root) +
+         "invalid root " + std::to_string(root) +
              " (argument root: MPI_ROOT, MPI_PROC_NULL or a rank of the remote group, whose size is " +
-             str(m) + ")");
+             std::to_string(m) + ")");
   }
   return Role::kLeaf;
 }
@@ -177,8 +173,8 @@ SchedulePtr build_inter_reduce_scatter(const char* fn, const void* sendbuf, void
   if (!vec) {
     if (total % std::size_t(m) != 0) {
       fail(MPI_ERR_COUNT, fn,
-           "the send vector's " + str(static_cast<long long>(total)) +
-               " items do not split into the remote group's " + str(m) +
+           "the send vector's " + std::to_string(static_cast<long long>(total)) +
+               " items do not split into the remote group's " + std::to_string(m) +
                " blocks (both groups' vectors must have the same length)");
     }
     const std::size_t block = total / std::size_t(m);  // the remote group's recvcount

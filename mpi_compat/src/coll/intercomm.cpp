@@ -123,25 +123,22 @@ struct GroupResult {
   std::int32_t remote_failed;  ///< the error is the remote group's (its leader reported bad arguments)
 };
 
-std::string str(long long v) {
-  return std::to_string(v);
-}
-
 /// The leader's own checks of the arguments only it uses.
 void check_leader_args(CommInfo*& peer, MPI_Comm peer_comm, int remote_leader, int tag, const char* fn) {
   peer = find_comm(peer_comm);
   if (peer == nullptr) fail(MPI_ERR_COMM, fn, "invalid communicator (argument peer_comm)");
   if (remote_leader < 0 || remote_leader >= peer_size(*peer)) {
     fail(MPI_ERR_RANK, fn,
-         "invalid rank " + str(remote_leader) + " (argument remote_leader, peer_comm size " +
-             str(peer_size(*peer)) + ")");
+         "invalid rank " + std::to_string(remote_leader) + " (argument remote_leader, peer_comm size " +
+             std::to_string(peer_size(*peer)) + ")");
   }
   if (tag < 0 || tag > kTagUb) {
-    fail(MPI_ERR_TAG, fn, "invalid tag " + str(tag) + " (argument tag; 0.." + str(kTagUb) + ")");
+    fail(MPI_ERR_TAG, fn,
+         "invalid tag " + std::to_string(tag) + " (argument tag; 0.." + std::to_string(kTagUb) + ")");
   }
   if (to_world(*peer, remote_leader) == engine().rank()) {
     fail(MPI_ERR_RANK, fn,
-         "remote_leader " + str(remote_leader) +
+         "remote_leader " + std::to_string(remote_leader) +
              " is this process (argument remote_leader; the groups must be "
              "disjoint)");
   }
@@ -166,8 +163,8 @@ MPI_Comm create_intercomm(CommInfo& local, int local_leader, MPI_Comm peer_comm,
     if (recs[std::size_t(i)].color != local_leader || local_leader < 0 || local_leader >= n) {
       if (error) throw MpiError(*error);
       fail(MPI_ERR_ARG, fn,
-           "world rank " + str(members[std::size_t(i)]) + " passed local_leader " +
-               str(recs[std::size_t(i)].color) + ", this process " + str(local_leader) +
+           "world rank " + std::to_string(members[std::size_t(i)]) + " passed local_leader " +
+               std::to_string(recs[std::size_t(i)].color) + ", this process " + std::to_string(local_leader) +
                " (argument local_leader: the same valid rank on every member)");
     }
   }
@@ -205,7 +202,8 @@ MPI_Comm create_intercomm(CommInfo& local, int local_leader, MPI_Comm peer_comm,
         const int peer_world = to_world(*peer, remote_leader);
         exchange_pair(*peer, peer_world, group_ctx(*peer), tag, &out, sizeof out, &in, sizeof in, fn);
         if (in.size <= 0 || in.size > engine().size()) {
-          fail(MPI_ERR_INTERN, fn, "the remote leader sent a group of " + str(in.size) + " members");
+          fail(MPI_ERR_INTERN, fn,
+               "the remote leader sent a group of " + std::to_string(in.size) + " members");
         }
         remote.resize(std::size_t(in.size));
         exchange_pair(*peer, peer_world, group_ctx(*peer), tag, members.data(), members.size() * sizeof(int),
@@ -219,7 +217,7 @@ MPI_Comm create_intercomm(CommInfo& local, int local_leader, MPI_Comm peer_comm,
         }
         for (int w : remote) {
           if (std::find(members.begin(), members.end(), w) != members.end()) {
-            leader_error = MpiError(MPI_ERR_COMM, std::string(fn) + ": world rank " + str(w) +
+            leader_error = MpiError(MPI_ERR_COMM, std::string(fn) + ": world rank " + std::to_string(w) +
                                                       " is in both groups (the groups must be disjoint)");
             break;
           }
@@ -246,7 +244,7 @@ MPI_Comm create_intercomm(CommInfo& local, int local_leader, MPI_Comm peer_comm,
     }
     if (result.error_class != 0) {
       fail(MPI_ERR_OTHER, fn,
-           "the local leader (world rank " + str(members[std::size_t(local_leader)]) +
+           "the local leader (world rank " + std::to_string(members[std::size_t(local_leader)]) +
                ") could not create the intercommunicator (" +
                (error_class_name(result.error_class) != nullptr ? error_class_name(result.error_class)
                                                                 : "an error") +
