@@ -175,6 +175,15 @@ static void check_all(const struct Bufs *b, int it) {
   for (int i = 0; i < b->counts[rank_]; ++i) CHECK(b->svr[i] == b->ss[(size_t)b->displs[rank_] + (size_t)i]);
 }
 
+static void free_bufs(struct Bufs *b) {
+  int *all[] = {b->bc,   b->bcv,  b->gs,   b->gr,   b->ss,  b->sr,  b->svr,    b->ags,    b->agr,
+                b->a2as, b->a2ar, b->a2vr, b->a2wr, b->rds, b->rdr, b->ars,    b->arr,    b->arip,
+                b->rss,  b->rsr,  b->rsbr, b->scs,  b->scr, b->exr, b->counts, b->displs, b->a2counts,
+                b->a2sd, b->a2rd, b->wsd,  b->wrd,  b->gvr, b->agvr};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
+  free(b->wtypes);
+}
+
 static void run(int n, int iterations) {
   struct Bufs b;
   alloc_bufs(&b, n);
@@ -222,6 +231,7 @@ static void run(int n, int iterations) {
     CHECK_MPI(MPI_Request_free(&r[k]));
     CHECK(r[k] == MPI_REQUEST_NULL);
   }
+  free_bufs(&b);
   PRINT0("persistent collectives: %d items, %d starts each: ok\n", n, iterations);
 }
 
