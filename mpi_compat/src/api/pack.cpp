@@ -78,6 +78,22 @@ void converting(const char* fn, const Body& body) {
   }
 }
 
+/// An unpack's checks once its byte count is known: `bytes` fit in inbuf from `position` on
+/// (MPI_ERR_TRUNCATE), and both buffers are there unless nothing moves. False: nothing to unpack.
+template <class Size>
+bool unpack_room(const char* fn, std::size_t bytes, int outcount, Size insize, Size position,
+                 const void* inbuf, const void* outbuf) {
+  if (bytes > std::size_t(insize - position)) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         std::to_string(outcount) + " items need " + std::to_string(bytes) + " bytes; inbuf holds " +
+             std::to_string(insize - position) + " from position " + std::to_string(position));
+  }
+  if (bytes == 0) return false;
+  if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL");
+  if (outbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "outbuf is NULL with outcount " + std::to_string(outcount));
+  return true;
+}
+
 }  // namespace
 }  // namespace takyon::mpi
 
@@ -110,15 +126,7 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
   return guarded(fn, comm, [&] {
     std::size_t bytes = checked_bytes(fn, outcount, "outcount", datatype, comm);
     check_position(fn, position, insize, "insize");
-    if (bytes > std::size_t(insize - *position)) {
-      fail(MPI_ERR_TRUNCATE, fn,
-           std::to_string(outcount) + " items need " + std::to_string(bytes) + " bytes; inbuf holds " +
-               std::to_string(insize - *position) + " from position " + std::to_string(*position));
-    }
-    if (bytes == 0) return MPI_SUCCESS;
-    if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL");
-    if (outbuf == nullptr)
-      fail(MPI_ERR_BUFFER, fn, "outbuf is NULL with outcount " + std::to_string(outcount));
+    if (!unpack_room(fn, bytes, outcount, insize, *position, inbuf, outbuf)) return MPI_SUCCESS;
     unpack(static_cast<const char*>(inbuf) + *position, bytes, std::size_t(outcount), datatype, outbuf);
     *position += int(bytes);
     return MPI_SUCCESS;
@@ -176,15 +184,7 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI
     check_datarep(fn, datarep);
     std::size_t bytes = external_bytes(fn, outcount, "outcount", datatype);
     check_aint_position(fn, position, insize, "insize");
-    if (bytes > std::size_t(insize - *position)) {
-      fail(MPI_ERR_TRUNCATE, fn,
-           std::to_string(outcount) + " items need " + std::to_string(bytes) + " bytes; inbuf holds " +
-               std::to_string(insize - *position) + " from position " + std::to_string(*position));
-    }
-    if (bytes == 0) return MPI_SUCCESS;
-    if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL");
-    if (outbuf == nullptr)
-      fail(MPI_ERR_BUFFER, fn, "outbuf is NULL with outcount " + std::to_string(outcount));
+    if (!unpack_room(fn, bytes, outcount, insize, *position, inbuf, outbuf)) return MPI_SUCCESS;
     const std::size_t native_bytes = type_size(datatype) * std::size_t(outcount);
     auto native = std::make_unique_for_overwrite<char[]>(native_bytes);
     converting(fn, [&] {
