@@ -516,6 +516,9 @@ TAKYON_MPI_FN_(int, Session_call_errhandler, (MPI_Session session, int errorcode
 TAKYON_MPI_FN_(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup));
 TAKYON_MPI_FN_(int, Comm_create_from_group,
                (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm));
+TAKYON_MPI_FN_(int, Intercomm_create_from_groups,
+               (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+                const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm));
 
 /* Errors and error handlers */
 TAKYON_MPI_FN_(int, Error_string, (int errorcode, char *string, int *resultlen));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Sessions (MPI-4): MPI_Session_init/finalize, the process sets mpi://WORLD and mpi://SELF, groups
-// from them, communicators from groups (MPI_Comm_create_from_group), and sessions' error handlers.
+// from them, communicators from groups (MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups),
+// and sessions' error handlers.
 // A session holds the runtime as the world model does (api/lifetime.hpp): it may start before
 // MPI_Init and outlive MPI_Finalize.
 // MPI_Comm_create_from_group is collective over the group alone, with no parent communicator: its
@@ -10,6 +11,7 @@
 // carry the whole tag's hash and length, so members passing different tags fail alike.
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -168,6 +170,29 @@ MPI_Comm create_from_group(const Group& g, std::string_view tag, MPI_Errhandler 
   return register_comm(g.ranks, slot, errhandler).handle;
 }
 
+/// The errors of a call that makes a communicator from groups go to the error handler it is given,
+/// which the new communicator keeps (MPI_COMM_SELF's when it is no communicator handler).
+auto raise_on(MPI_Errhandler errhandler) {
+  UserErrhandler* user = find_user_errhandler(errhandler);
+  const bool usable = errhandler == MPI_ERRORS_RETURN || errhandler == MPI_ERRORS_ARE_FATAL ||
+                      errhandler == MPI_ERRORS_ABORT || (user != nullptr && user->fn != nullptr);
+  return [usable, errhandler](int error_class, const std::string& message) {
+    return usable ? raise_with_errhandler(errhandler, MPI_COMM_SELF, error_class, message)
+                  : raise_error(MPI_COMM_SELF, error_class, message);
+  };
+}
+
+std::string_view check_stringtag(const char* stringtag, const char* fn) {
+  if (stringtag == nullptr) fail(MPI_ERR_ARG, fn, "stringtag is NULL (argument stringtag)");
+  const std::size_t tag_len = strnlen(stringtag, MPI_MAX_STRINGTAG_LEN);
+  if (tag_len >= MPI_MAX_STRINGTAG_LEN) {
+    fail(MPI_ERR_ARG, fn,
+         "stringtag has " + std::to_string(MPI_MAX_STRINGTAG_LEN) +
+             " characters or more (argument stringtag; MPI_MAX_STRINGTAG_LEN)");
+  }
+  return {stringtag, tag_len};
+}
+
 }  // namespace
 }  // namespace takyon::mpi
 
@@ -289,16 +314,7 @@ TAKYON_MPI_WEAK_ALIAS(Group_from_session_pset)
 extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
                                            MPI_Errhandler errhandler, MPI_Comm* newcomm) {
   constexpr const char* fn = "MPI_Comm_create_from_group";
-  // The error handler argument is the new communicator's, and it handles this call's errors too
-  // (MPI_COMM_SELF's when it is no communicator handler).
-  UserErrhandler* user = find_user_errhandler(errhandler);
-  const bool usable = errhandler == MPI_ERRORS_RETURN || errhandler == MPI_ERRORS_ARE_FATAL ||
-                      errhandler == MPI_ERRORS_ABORT || (user != nullptr && user->fn != nullptr);
-  const auto raise = [usable, errhandler](int error_class, const std::string& message) {
-    return usable ? raise_with_errhandler(errhandler, MPI_COMM_SELF, error_class, message)
-                  : raise_error(MPI_COMM_SELF, error_class, message);
-  };
-  return guarded_with(fn, raise, [&] {
+  return guarded_with(fn, raise_on(errhandler), [&] {
     check_initialized(fn);
     // Checked at once, alike on every member (a bad group would make the exchange wait for
     // processes that are not calling).
@@ -306,13 +322,7 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
     if (group == MPI_GROUP_EMPTY || group_rank_of(g, engine().rank()) == MPI_UNDEFINED) {
       fail(MPI_ERR_GROUP, fn, "this process is not a member of the group (argument group)");
     }
-    if (stringtag == nullptr) fail(MPI_ERR_ARG, fn, "stringtag is NULL (argument stringtag)");
-    const std::size_t tag_len = strnlen(stringtag, MPI_MAX_STRINGTAG_LEN);
-    if (tag_len >= MPI_MAX_STRINGTAG_LEN) {
-      fail(MPI_ERR_ARG, fn,
-           "stringtag has " + std::to_string(MPI_MAX_STRINGTAG_LEN) +
-               " characters or more (argument stringtag; MPI_MAX_STRINGTAG_LEN)");
-    }
+    const std::string_view tag = check_stringtag(stringtag, fn);
     // Local mistakes: this member still takes part in the exchange, so every member fails.
     std::optional<MpiError> local;
     MPI_Errhandler handler = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
@@ -323,12 +333,87 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
     } catch (const MpiError& e) {
       local = e;
     }
-    MPI_Comm comm = create_from_group(g, std::string_view(stringtag, tag_len), handler, local, fn);
+    MPI_Comm comm = create_from_group(g, tag, handler, local, fn);
     *newcomm = comm;
     return MPI_SUCCESS;
   });
 }
 TAKYON_MPI_WEAK_ALIAS(Comm_create_from_group)
+
+extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                                 MPI_Group remote_group, int remote_leader,
+                                                 const char* stringtag, MPI_Info info,
+                                                 MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+  constexpr const char* fn = "MPI_Intercomm_create_from_groups";
+  // Built from the parts MPI_Intercomm_create needs: a communicator of the local group, and between
+  // the two leaders one of just them (each made from its group as MPI_Comm_create_from_group does,
+  // under tags derived from the string tag, so the two groups' creations never meet).
+  return guarded_with(fn, raise_on(errhandler), [&] {
+    check_initialized(fn);
+    const Group& local = check_group(local_group, fn, "local_group");
+    const Group& remote = check_group(remote_group, fn, "remote_group");
+    if (group_rank_of(local, engine().rank()) == MPI_UNDEFINED) {
+      fail(MPI_ERR_GROUP, fn, "this process is not a member of the local group (argument local_group)");
+    }
+    const int nl = int(local.ranks.size());
+    const int nr = int(remote.ranks.size());
+    if (local_leader < 0 || local_leader >= nl) {
+      fail(MPI_ERR_RANK, fn,
+           "invalid local_leader " + std::to_string(local_leader) + " (local group size " +
+               std::to_string(nl) + ")");
+    }
+    if (remote_leader < 0 || remote_leader >= nr) {
+      fail(MPI_ERR_RANK, fn,
+           "invalid remote_leader " + std::to_string(remote_leader) + " (remote group size " +
+               std::to_string(nr) + ")");
+    }
+    // Every member has both groups, so each refuses overlapping ones itself: nobody waits.
+    std::vector<int> a = local.ranks, b = remote.ranks, both;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+    if (!both.empty()) {
+      fail(MPI_ERR_GROUP, fn,
+           "the local and remote groups overlap (world rank " + std::to_string(both.front()) +
+               " is in both; arguments local_group, remote_group)");
+    }
+    const std::string tag(check_stringtag(stringtag, fn));
+    check_info_arg(info, fn);
+    MPI_Errhandler handler = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
+    check_settable_errhandler(handler, false, fn);
+    if (newintercomm == nullptr) fail(MPI_ERR_ARG, fn, "newintercomm is NULL (argument newintercomm)");
+    const std::optional<MpiError> none;
+    MPI_Comm local_comm = create_from_group(local,
+                                            tag +
+                                                "\x1f"
+                                                "local",
+                                            MPI_ERRORS_RETURN, none, fn);
+    MPI_Comm peer_comm = MPI_COMM_NULL;
+    int remote_in_peer = 0;
+    const int me = engine().rank();
+    const int lw = local.ranks[std::size_t(local_leader)];
+    const int rw = remote.ranks[std::size_t(remote_leader)];
+    if (me == lw) {
+      Group leaders{{std::min(lw, rw), std::max(lw, rw)}};
+      peer_comm = create_from_group(leaders,
+                                    tag +
+                                        "\x1f"
+                                        "leaders",
+                                    MPI_ERRORS_RETURN, none, fn);
+      remote_in_peer = rw < lw ? 0 : 1;
+    }
+    int rc = PMPI_Intercomm_create(local_comm, local_leader, me == lw ? peer_comm : MPI_COMM_NULL,
+                                   remote_in_peer, 0, newintercomm);
+    if (peer_comm != MPI_COMM_NULL) PMPI_Comm_free(&peer_comm);
+    PMPI_Comm_free(&local_comm);
+    if (rc != MPI_SUCCESS) {
+      fail(rc, fn, "creating the intercommunicator failed (" + last_error_detail(rc) + ")");
+    }
+    PMPI_Comm_set_errhandler(*newintercomm, handler);
+    return MPI_SUCCESS;
+  });
+}
+TAKYON_MPI_WEAK_ALIAS(Intercomm_create_from_groups)
 
 extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
                                               MPI_Errhandler* errhandler) {

@@ -141,6 +141,44 @@ int main(void) {
     SCHECK(MPI_Comm_create_from_group(evens, "org.takyon.test.evens", MPI_INFO_NULL, MPI_ERRORS_RETURN,
                                       &none) == MPI_ERR_GROUP);
   }
+  /* An intercommunicator between the even and the odd ranks, from groups alone. */
+  if (size >= 2) {
+    MPI_Group odds, mine, other;
+    int odd_range[1][3] = {{1, size - 1, 2}};
+    SCHECK_MPI(MPI_Group_range_incl(wg, 1, odd_range, &odds));
+    mine = g_rank % 2 == 0 ? evens : odds;
+    other = g_rank % 2 == 0 ? odds : evens;
+    MPI_Comm inter = MPI_COMM_NULL;
+    SCHECK_MPI(MPI_Intercomm_create_from_groups(mine, 0, other, 0, "org.takyon.test.inter", MPI_INFO_NULL,
+                                                MPI_ERRORS_RETURN, &inter));
+    int is_inter = 0, rsize = 0, lsize = 0, lrank = -1;
+    SCHECK_MPI(MPI_Comm_test_inter(inter, &is_inter));
+    SCHECK_MPI(MPI_Comm_remote_size(inter, &rsize));
+    SCHECK_MPI(MPI_Comm_size(inter, &lsize));
+    SCHECK_MPI(MPI_Comm_rank(inter, &lrank));
+    const int nevens = (size + 1) / 2, nodds = size / 2;
+    SCHECK(is_inter == 1 && lrank == g_rank / 2);
+    SCHECK(lsize == (g_rank % 2 == 0 ? nevens : nodds) && rsize == (g_rank % 2 == 0 ? nodds : nevens));
+    /* Each group gets the sum of the other group's world ranks; the leaders trade a checked message. */
+    long mine_value = g_rank, other_sum = -1, expect = 0;
+    for (int r = g_rank % 2 == 0 ? 1 : 0; r < size; r += 2) expect += r;
+    SCHECK_MPI(MPI_Allreduce(&mine_value, &other_sum, 1, MPI_LONG, MPI_SUM, inter));
+    SCHECK(other_sum == expect);
+    if (lrank == 0) {
+      unsigned char out[300], in[300];
+      for (int i = 0; i < 300; ++i) out[i] = (unsigned char)(i * 3 + g_rank);
+      SCHECK_MPI(MPI_Sendrecv(out, 300, MPI_BYTE, 0, 4, in, 300, MPI_BYTE, 0, 4, inter, MPI_STATUS_IGNORE));
+      const int peer = g_rank == 0 ? 1 : 0; /* the other group's leader is world rank 1 or 0 */
+      for (int i = 0; i < 300; ++i) SCHECK(in[i] == (unsigned char)(i * 3 + peer));
+    }
+    /* Overlapping groups are refused on every member, not waited for. */
+    MPI_Comm bad = MPI_COMM_NULL;
+    SCHECK(MPI_Intercomm_create_from_groups(mine, 0, wg, 0, "org.takyon.test.overlap", MPI_INFO_NULL,
+                                            MPI_ERRORS_RETURN, &bad) == MPI_ERR_GROUP);
+    SCHECK(bad == MPI_COMM_NULL);
+    SCHECK_MPI(MPI_Comm_free(&inter));
+    SCHECK_MPI(MPI_Group_free(&odds));
+  }
   SCHECK_MPI(MPI_Group_free(&evens));
   SCHECK_MPI(MPI_Group_free(&wg));
   SCHECK_MPI(MPI_Session_finalize(&s2));
