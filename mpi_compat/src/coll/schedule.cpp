@@ -186,7 +186,7 @@ void Schedule::reduce(const void* in, void* inout, std::size_t count, MPI_Dataty
   s.dt = dt;
   s.op = op;
   steps_.push_back(s);
-  hold(hold_type(dt));
+  hold(dt);
   hold(hold_op(op));
 }
 
@@ -198,9 +198,9 @@ void Schedule::hold(std::shared_ptr<const void> object) {
 
 const void* Schedule::hold(MPI_Datatype dt) {
   std::shared_ptr<const void> t = hold_type(dt);
-  if (!t) return nullptr;
-  types_.push_back(t);
-  return t.get();
+  const void* type = t.get();
+  hold(std::move(t));
+  return type;
 }
 
 void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* buf) {
@@ -212,7 +212,6 @@ void Schedule::unpack(const void* in, std::size_t count, MPI_Datatype dt, void* 
   s.dt = dt;
   s.type = hold(dt);
   steps_.push_back(s);
-  hold(hold_type(dt));
 }
 
 void Schedule::pack(const void* buf, std::size_t count, MPI_Datatype dt, char* packed) {

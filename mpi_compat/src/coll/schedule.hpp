@@ -141,7 +141,7 @@ class Schedule {
     std::size_t count = 0;
     MPI_Datatype dt = MPI_DATATYPE_NULL;
     MPI_Op op = MPI_OP_NULL;
-    const void* type = nullptr;  ///< kPack, kUnpack of a derived datatype: its Type, held in types_
+    const void* type = nullptr;  ///< kPack, kUnpack of a derived datatype: its Type, held in held_
   };
   /// The derived datatype `dt` kept alive for this schedule (its Type; nullptr: predefined), so that
   /// a persistent collective's packing outlives an MPI_Type_free after its init call.
@@ -215,7 +215,6 @@ class Schedule {
     std::size_t bytes;
   };
   std::vector<ScratchBlock> scratch_;
-  std::vector<std::shared_ptr<const void>> types_;  ///< derived datatypes the steps use (hold())
   /// Small collectives take their scratch memory from here: no allocation per call.
   static constexpr std::size_t kInlineScratch = 512;
   alignas(16) char inline_scratch_[kInlineScratch];
