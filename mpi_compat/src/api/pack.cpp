@@ -78,6 +78,22 @@ void converting(const char* fn, const Body& body) {
   }
 }
 
+/// A pack's checks once its byte count is known: `bytes` fit in outbuf from `position` on
+/// (MPI_ERR_TRUNCATE), and both buffers are there unless nothing moves. False: nothing to pack.
+template <class Size>
+bool pack_room(const char* fn, std::size_t bytes, int incount, Size outsize, Size position, const void* inbuf,
+               const void* outbuf) {
+  if (bytes > std::size_t(outsize - position)) {
+    fail(MPI_ERR_TRUNCATE, fn,
+         std::to_string(bytes) + " bytes do not fit at position " + std::to_string(position) +
+             " of outbuf (" + std::to_string(outsize) + " bytes)");
+  }
+  if (bytes == 0) return false;
+  if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL with incount " + std::to_string(incount));
+  if (outbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "outbuf is NULL");
+  return true;
+}
+
 /// An unpack's checks once its byte count is known: `bytes` fit in inbuf from `position` on
 /// (MPI_ERR_TRUNCATE), and both buffers are there unless nothing moves. False: nothing to unpack.
 template <class Size>
@@ -105,14 +121,7 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
   return guarded(fn, comm, [&] {
     std::size_t bytes = checked_bytes(fn, incount, "incount", datatype, comm);
     check_position(fn, position, outsize, "outsize");
-    if (bytes > std::size_t(outsize - *position)) {
-      fail(MPI_ERR_TRUNCATE, fn,
-           std::to_string(bytes) + " bytes do not fit at position " + std::to_string(*position) +
-               " of outbuf (" + std::to_string(outsize) + " bytes)");
-    }
-    if (bytes == 0) return MPI_SUCCESS;
-    if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL with incount " + std::to_string(incount));
-    if (outbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "outbuf is NULL");
+    if (!pack_room(fn, bytes, incount, outsize, *position, inbuf, outbuf)) return MPI_SUCCESS;
     pack(inbuf, std::size_t(incount), datatype, static_cast<char*>(outbuf) + *position);
     *position += int(bytes);
     return MPI_SUCCESS;
@@ -157,14 +166,7 @@ extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int i
     check_datarep(fn, datarep);
     std::size_t bytes = external_bytes(fn, incount, "incount", datatype);
     check_aint_position(fn, position, outsize, "outsize");
-    if (bytes > std::size_t(outsize - *position)) {
-      fail(MPI_ERR_TRUNCATE, fn,
-           std::to_string(bytes) + " bytes do not fit at position " + std::to_string(*position) +
-               " of outbuf (" + std::to_string(outsize) + " bytes)");
-    }
-    if (bytes == 0) return MPI_SUCCESS;
-    if (inbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "inbuf is NULL with incount " + std::to_string(incount));
-    if (outbuf == nullptr) fail(MPI_ERR_BUFFER, fn, "outbuf is NULL");
+    if (!pack_room(fn, bytes, incount, outsize, *position, inbuf, outbuf)) return MPI_SUCCESS;
     auto native = std::make_unique_for_overwrite<char[]>(type_size(datatype) * std::size_t(incount));
     pack(inbuf, std::size_t(incount), datatype, native.get());
     converting(fn, [&] {
