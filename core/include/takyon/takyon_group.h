@@ -84,6 +84,50 @@ TAKYON_API bool takyonGroupCreatePaths(const TakyonGroupExchange *group, int npe
  */
 TAKYON_API bool takyonGroupDestroyPaths(int npeers, TakyonPath **paths, char **error_ret);
 
+/**
+ * The paths of a tree over the group, for the tree collectives of takyon_extensions.h
+ * (takyonBarrierInit, takyonReduceInit / takyonAllreduce, takyonBcastInit: pass nchildren,
+ * parent_path and child_path_list as they are) and, with fanout TAKYON_GROUP_STAR, for a scatter or
+ * gather from the root (takyonScatterSrcInit(nchildren, child_path_list) at the root,
+ * takyonScatterDestInit(group size - 1, position - 1, parent_path) elsewhere; the same for gathers).
+ * Members are ordered from the root: position = (rank - root) mod size. Position p's children are
+ * positions p * fanout + 1 .. p * fanout + fanout, its parent (p - 1) / fanout. Every path has nbufs
+ * buffers each way of `bytes` each, in the provider's memory (one buffer per collective kept in flight
+ * on the tree: the collectives name one by index).
+ */
+typedef struct {
+  int root;                     /**< the group rank at the top */
+  int group_size;               /**< members in the group */
+  int position;                 /**< this member's place from the root: 0 at the root */
+  int parent_rank;              /**< the parent's group rank; -1 at the root */
+  TakyonPath *parent_path;      /**< the path to the parent; NULL at the root */
+  int nchildren;                /**< paths to this member's children */
+  TakyonPath **child_path_list; /**< nchildren paths, in position order */
+  int *child_ranks;             /**< the children's group ranks, in the same order */
+} TakyonGroupTree;
+
+/** fanout for takyonGroupCreateTree: every other member is a child of the root. */
+#define TAKYON_GROUP_STAR 0
+
+/**
+ * Collective over the group: makes this member's paths of the tree (every member passes the same
+ * root, fanout, nbufs and bytes; a member that passes others fails every member with a message naming
+ * both) through takyonGroupCreatePaths, so its checks, provider choice and failure rules apply.
+ * fanout >= 1, or TAKYON_GROUP_STAR. Returns true and *tree_ret, or false on every member with
+ * *error_ret (when not NULL) a malloc()ed message to free() and *tree_ret NULL.
+ */
+TAKYON_API bool takyonGroupCreateTree(const TakyonGroupExchange *group, int root, int fanout, int nbufs,
+                                      uint64_t bytes, const TakyonGroupOptions *options,
+                                      TakyonGroupTree **tree_ret, char **error_ret);
+
+/**
+ * Destroys the tree's paths (takyonGroupDestroyPaths: not collective, but every member destroys its
+ * side), frees the tree and sets *tree_ret to NULL (NULL or *tree_ret NULL: nothing to do). Finalize
+ * the collectives made on the tree first. Returns true, or false with *error_ret as above; the tree
+ * is freed either way.
+ */
+TAKYON_API bool takyonGroupDestroyTree(TakyonGroupTree **tree_ret, char **error_ret);
+
 #ifdef __cplusplus
 }
 #endif
