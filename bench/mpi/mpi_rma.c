@@ -40,7 +40,7 @@
 #define ATOMIC_BYTES 8 /* fetch_and_op, compare_and_swap, fence and pscw move one uint64_t */
 
 enum { kPutLat, kGetLat, kPutBw, kGetBw, kPutBibw, kAccLat, kFop, kCas, kFence, kPscw, kTests };
-static const char *const kNames[kTests] = {"put_latency", "get_latency", "put_bw",      "get_bw",
+static const char *const kNames[kTests] = {"put_latency", "get_latency", "put_bw",       "get_bw",
                                            "put_bibw",    "acc_latency", "fetch_and_op", "compare_and_swap",
                                            "fence",       "pscw"};
 static const char *const kTitles[kTests] = {
@@ -54,8 +54,12 @@ static const char *const kTitles[kTests] = {
     "MPI_Compare_and_swap Latency (lock, MPI_UINT64_T + flush)",
     "MPI_Win_fence epoch (one 8 B put from rank 0, fence on both ranks)",
     "PSCW epoch (rank 0 start/put 8 B/complete, rank 1 post/wait)"};
-static int is_bandwidth(int t) { return t == kPutBw || t == kGetBw || t == kPutBibw; }
-static int is_swept(int t) { return t <= kAccLat; } /* the others move ATOMIC_BYTES */
+static int is_bandwidth(int t) {
+  return t == kPutBw || t == kGetBw || t == kPutBibw;
+}
+static int is_swept(int t) {
+  return t <= kAccLat;
+} /* the others move ATOMIC_BYTES */
 
 typedef struct {
   size_t min_bytes, max_bytes;
@@ -91,24 +95,25 @@ static int g_err;
 static char g_err_call[96];
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: mpi_rma [options]   (exactly 2 ranks: rank 0 is the origin, rank 1 the target)\n"
-          "  -m, --sizes [MIN:]MAX    sizes of put/get latency and bandwidth, put_bibw and acc_latency,\n"
-          "                           powers of two from MIN to MAX, K/M suffixes (default 8:4M; acc_latency\n"
-          "                           from 8); fetch_and_op, compare_and_swap, fence and pscw move 8 B\n"
-          "  -t, --tests LIST         put_latency,get_latency,put_bw,get_bw,put_bibw,acc_latency,\n"
-          "                           fetch_and_op,compare_and_swap,fence,pscw, or all (default all)\n"
-          "  -i, --iterations N       operations (epochs) per size up to 8 KiB (default 10000); above,\n"
-          "                           scaled down by size (at least 100)\n"
-          "  -w, --windows N          bandwidth windows per size up to 8 KiB (default 200); above, scaled\n"
-          "                           down by size (at least 20)\n"
-          "  -s, --scale F            multiply all iteration counts by F (default 1)\n"
-          "  -W, --window N           operations per bandwidth window (default 64)\n"
-          "  -f, --flavor F           allocate: MPI_Win_allocate (default); create: MPI_Win_create over\n"
-          "                           malloc'd memory\n"
-          "  -c, --csv FILE           append one CSV line per result (header if FILE is new)\n"
-          "  -l, --label NAME         first CSV column (default: the MPI library version up to its first comma)\n"
-          "  -h, --help\n");
+  fprintf(
+      f,
+      "usage: mpi_rma [options]   (exactly 2 ranks: rank 0 is the origin, rank 1 the target)\n"
+      "  -m, --sizes [MIN:]MAX    sizes of put/get latency and bandwidth, put_bibw and acc_latency,\n"
+      "                           powers of two from MIN to MAX, K/M suffixes (default 8:4M; acc_latency\n"
+      "                           from 8); fetch_and_op, compare_and_swap, fence and pscw move 8 B\n"
+      "  -t, --tests LIST         put_latency,get_latency,put_bw,get_bw,put_bibw,acc_latency,\n"
+      "                           fetch_and_op,compare_and_swap,fence,pscw, or all (default all)\n"
+      "  -i, --iterations N       operations (epochs) per size up to 8 KiB (default 10000); above,\n"
+      "                           scaled down by size (at least 100)\n"
+      "  -w, --windows N          bandwidth windows per size up to 8 KiB (default 200); above, scaled\n"
+      "                           down by size (at least 20)\n"
+      "  -s, --scale F            multiply all iteration counts by F (default 1)\n"
+      "  -W, --window N           operations per bandwidth window (default 64)\n"
+      "  -f, --flavor F           allocate: MPI_Win_allocate (default); create: MPI_Win_create over\n"
+      "                           malloc'd memory\n"
+      "  -c, --csv FILE           append one CSV line per result (header if FILE is new)\n"
+      "  -l, --label NAME         first CSV column (default: the MPI library version up to its first comma)\n"
+      "  -h, --help\n");
 }
 
 static int parse_tests(const char *v, Options *o) {
@@ -189,18 +194,18 @@ static int parse_options(int argc, char **argv, Options *o) {
 
 /* --- errors and validation ------------------------------------------------------------------ */
 /* TRY(call): on an error, remembers it (the first of the test) and leaves the test (goto out). */
-#define TRY(call)                                                         \
-  do {                                                                    \
-    int rc_ = (call);                                                     \
-    if (rc_ != MPI_SUCCESS) {                                             \
-      if (g_err == MPI_SUCCESS) {                                         \
-        g_err = rc_;                                                      \
-        snprintf(g_err_call, sizeof g_err_call, "%.90s", #call);          \
-        char *paren_ = strchr(g_err_call, '(');                           \
-        if (paren_) *paren_ = '\0';                                       \
-      }                                                                   \
-      goto out;                                                           \
-    }                                                                     \
+#define TRY(call)                                                \
+  do {                                                           \
+    int rc_ = (call);                                            \
+    if (rc_ != MPI_SUCCESS) {                                    \
+      if (g_err == MPI_SUCCESS) {                                \
+        g_err = rc_;                                             \
+        snprintf(g_err_call, sizeof g_err_call, "%.90s", #call); \
+        char *paren_ = strchr(g_err_call, '(');                  \
+        if (paren_) *paren_ = '\0';                              \
+      }                                                          \
+      goto out;                                                  \
+    }                                                            \
   } while (0)
 
 static void fail(const char *test, size_t bytes, long iter, const char *what, size_t offset,
@@ -224,7 +229,8 @@ static void fill_full(uint8_t *buf, size_t bytes, uint32_t seed) {
 
 static void check_full(const char *test, const uint8_t *buf, size_t bytes, long iter, uint32_t seed) {
   for (size_t i = 0; i < bytes; ++i) {
-    if (buf[i] != pattern_byte(i, seed)) fail(test, bytes, iter, "full pattern", i, buf[i], pattern_byte(i, seed));
+    if (buf[i] != pattern_byte(i, seed))
+      fail(test, bytes, iter, "full pattern", i, buf[i], pattern_byte(i, seed));
   }
 }
 
@@ -272,12 +278,18 @@ static uint64_t load64(const uint8_t *p) {
   return v;
 }
 
-static void store64(uint8_t *p, uint64_t v) { memcpy(p, &v, sizeof v); }
+static void store64(uint8_t *p, uint64_t v) {
+  memcpy(p, &v, sizeof v);
+}
 
 /* Rank 1 writes (fill) or reads its own window memory: under an exclusive lock of itself, so the
  * access is ordered with the RMA operations in either memory model. */
-static int local_access_begin(Ctx *c) { return MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, c->win); }
-static int local_access_end(Ctx *c) { return MPI_Win_unlock(1, c->win); }
+static int local_access_begin(Ctx *c) {
+  return MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, c->win);
+}
+static int local_access_end(Ctx *c) {
+  return MPI_Win_unlock(1, c->win);
+}
 
 /* After a put test: rank 0 sends its origin buffer's final content, rank 1 compares its window. */
 static int check_target(Ctx *c, const char *test, size_t bytes, long iter, long *validated) {
@@ -288,7 +300,8 @@ static int check_target(Ctx *c, const char *test, size_t bytes, long iter, long 
   if (rc != MPI_SUCCESS) return rc;
   if ((rc = local_access_begin(c)) != MPI_SUCCESS) return rc;
   for (size_t i = 0; i < bytes; ++i) {
-    if (c->base[i] != c->cbuf[i]) fail(test, bytes, iter, "target window after the timed loop", i, c->base[i], c->cbuf[i]);
+    if (c->base[i] != c->cbuf[i])
+      fail(test, bytes, iter, "target window after the timed loop", i, c->base[i], c->cbuf[i]);
   }
   ++*validated;
   return local_access_end(c);
@@ -429,8 +442,10 @@ static void op_bandwidth(Ctx *c, int t, size_t bytes, long windows, int window, 
     locked = 1;
     /* Warm-up: two windows; the first one's data checked in full. */
     for (long w = 0; w < 2; ++w) {
-      if (t == kPutBw) fill_full(c->obuf, bytes, seed + (uint32_t)w);
-      else memset(c->obuf, 0, bytes);
+      if (t == kPutBw)
+        fill_full(c->obuf, bytes, seed + (uint32_t)w);
+      else
+        memset(c->obuf, 0, bytes);
       for (int k = 0; k < window; ++k) {
         if (t == kPutBw)
           TRY(MPI_Put(c->obuf, n, MPI_BYTE, 1, 0, n, MPI_BYTE, c->win));
@@ -565,7 +580,8 @@ static void atomic_latency(Ctx *c, int t, long iters, Result *r) {
       compare = (uint64_t)i + 7;
       TRY(MPI_Compare_and_swap(&value, &compare, &fetched, MPI_UINT64_T, 1, 0, c->win));
       TRY(MPI_Win_flush(1, c->win));
-      if (fetched != (uint64_t)i) fail(test, 8, i, "fetched value of a failed compare", 0, fetched, (uint64_t)i);
+      if (fetched != (uint64_t)i)
+        fail(test, 8, i, "fetched value of a failed compare", 0, fetched, (uint64_t)i);
     }
     locked = 0;
     TRY(MPI_Win_unlock(1, c->win));
@@ -679,7 +695,8 @@ static int test_failed(const char *test) {
   }
   if (first - 1 != 0) {
     if (g_rank == first - 1) MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, 8, MPI_COMM_WORLD);
-    if (g_rank == 0) MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, first - 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (g_rank == 0)
+      MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, first - 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   if (g_rank == 0) {
     printf("# FAILED %s: %s\n", test, msg);
@@ -809,12 +826,14 @@ int main(int argc, char **argv) {
         else
           printf("%-10zu%18.2f\n", bytes, avg_us);
         fflush(stdout);
-        if (csv) write_csv(csv, label, kNames[t], bytes, &r, (t == kPutBibw ? 2 : 1) * ops, avg_us, directions);
+        if (csv)
+          write_csv(csv, label, kNames[t], bytes, &r, (t == kPutBibw ? 2 : 1) * ops, avg_us, directions);
       }
     }
   }
   if (g_rank == 0) {
-    printf("# validated: %ld checks, 0 errors%s\n", validated, failed_tests ? "; some tests FAILED (above)" : "");
+    printf("# validated: %ld checks, 0 errors%s\n", validated,
+           failed_tests ? "; some tests FAILED (above)" : "");
     if (csv) fclose(csv);
   }
   MPI_Group_free(&c.peer_group);
