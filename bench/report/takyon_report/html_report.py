@@ -225,6 +225,8 @@ def _all_figures(records, cores):
               for np in sorted({r.get("np") for r in records if r["suite"] == "mpi_p2p"})]
     groups += [("mpi_coll", np, f"MPI collectives, {_ranks(np, cores)}")
                for np in sorted({r.get("np") for r in records if r["suite"] == "mpi_coll"})]
+    groups += [("mpi_rma", np, f"MPI one-sided, {_ranks(np, cores)}")
+               for np in sorted({r.get("np") for r in records if r["suite"] == "mpi_rma"})]
     groups.append(("path", None, "Takyon path API (takyon-bench)"))
     for suite, np, title in groups:
         recs = [r for r in records if r["suite"] == suite and r.get("np") == np]

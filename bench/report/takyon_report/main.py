@@ -19,7 +19,7 @@ from . import compare as compare_mod
 from . import html_report as html_mod
 from . import records as records_mod
 from . import schema as schema_mod
-from .units import MPI_COMPONENTS, P2P_TESTS, make_units
+from .units import MPI_COMPONENTS, P2P_TESTS, RMA_COMPONENTS, make_units
 from .util import human_size, log, machine_info, parse_range, placement_note, switches_note
 
 SCHEMA = "takyon-report/1"
@@ -44,7 +44,13 @@ def parse_args(argv, here):
     p.add_argument("--p2p-tests", default=",".join(P2P_TESTS), help=f"subset of {','.join(P2P_TESTS)}")
     p.add_argument("--coll-tests", help="mpi_coll --tests: collectives by name, or 'all' (default: mpi_coll's "
                                         "default set, the blocking ones; --full: all)")
-    p.add_argument("--suites", default="mpi_p2p,mpi_coll", help="MPI suites: mpi_p2p,mpi_coll (default both)")
+    p.add_argument("--suites", default="mpi_p2p,mpi_coll",
+                   help="MPI suites: mpi_p2p,mpi_coll,mpi_rma (default mpi_p2p,mpi_coll; mpi_rma, the one-sided "
+                        "patterns, runs under its own Open MPI configurations, see --rma-configs)")
+    p.add_argument("--rma-configs", default=",".join(c[0] for c in RMA_COMPONENTS),
+                   help="mpi_rma components (default all): " + ", ".join(c[0] for c in RMA_COMPONENTS))
+    p.add_argument("--rma-sizes", help="MIN:MAX for mpi_rma's swept tests (default 8:4M)")
+    p.add_argument("--rma-scale", type=float, help="iteration scale for mpi_rma (default 0.1, --full 1)")
     p.add_argument("--configs", default=",".join(c[0] for c in MPI_COMPONENTS),
                    help="MPI components (default all): " + ", ".join(c[0] for c in MPI_COMPONENTS))
     p.add_argument("--ompi-config", action="append", default=[], metavar="NAME=MPIRUN-ARGS",
@@ -80,6 +86,7 @@ def parse_args(argv, here):
     a.timeout = a.timeout or (600.0 if a.full else 120.0)
     a.p2p_scale = a.p2p_scale or (1.0 if a.full else 0.1)
     a.coll_scale = a.coll_scale or (1.0 if a.full else 0.1)
+    a.rma_scale = a.rma_scale or (1.0 if a.full else 0.1)
     a.path_mode = a.path_mode or ("both" if a.full else "polling")
     try:
         a.np = sorted({int(n) for n in a.np.split(",") if n})
@@ -92,12 +99,14 @@ def parse_args(argv, here):
         a.oversubscribed_coll_max = 1 << 20 if a.quick and not a.coll_sizes else None
         a.coll_sizes = parse_range(a.coll_sizes or "1:4M", "--coll-sizes")
         a.path_sizes = parse_range(a.path_sizes or "0:4M", "--path-sizes")
+        a.rma_sizes = parse_range(a.rma_sizes or "8:4M", "--rma-sizes")
     except ValueError as e:
         p.error(str(e))
     a.p2p_tests = _list(p, a.p2p_tests, P2P_TESTS, "--p2p-tests")
     # Collectives are mpi_coll's to name (it rejects an unknown one, and the unit fails saying so).
     a.coll_tests = [t for t in (a.coll_tests or ("all" if a.full else "")).split(",") if t] or None
-    a.suites = _list(p, a.suites, ("mpi_p2p", "mpi_coll"), "--suites", allow_empty=True)
+    a.suites = _list(p, a.suites, ("mpi_p2p", "mpi_coll", "mpi_rma"), "--suites", allow_empty=True)
+    a.rma_configs = _list(p, a.rma_configs, tuple(c[0] for c in RMA_COMPONENTS), "--rma-configs", allow_empty=True)
     comps = {c[0]: c for c in MPI_COMPONENTS}
     a.mpi_components = [comps[c] for c in _list(p, a.configs, tuple(comps), "--configs", allow_empty=True)]
     for spec in a.ompi_config:
@@ -260,7 +269,7 @@ def main(argv, here):
         "machine": machine,
         "config": {"quick": args.quick, "reps": args.reps, "noise_threshold": args.noise, "suites": args.suites,
                    "p2p_sizes": list(args.p2p_sizes), "coll_sizes": list(args.coll_sizes),
-                   "path_sizes": list(args.path_sizes), "np": args.np,
+                   "path_sizes": list(args.path_sizes), "rma_sizes": list(args.rma_sizes), "np": args.np,
                    "oversubscribed_coll_max": args.oversubscribed_coll_max, "p2p_tests": args.p2p_tests,
                    "coll_tests": args.coll_tests, "p2p_scale": args.p2p_scale, "coll_scale": args.coll_scale,
                    "providers": args.providers, "path_mode": args.path_mode, "ucx_perftest": args.ucx_perftest,

@@ -23,16 +23,39 @@ def mpi_function(test):
     return "MPI_" + test.capitalize()
 
 
+# mpi_rma test -> (unit, higher is better, what the figure is); see bench/mpi/mpi_rma.c
+RMA_FIGURES = {
+    "put_latency": ("us", False, "MPI_Put + MPI_Win_flush under a shared lock, p50 of samples"),
+    "get_latency": ("us", False, "MPI_Get + MPI_Win_flush under a shared lock, p50 of samples"),
+    "put_bw": ("MB/s", True, "window of 64 MPI_Put + one flush, from the p50 window time"),
+    "get_bw": ("MB/s", True, "window of 64 MPI_Get + one flush, from the p50 window time"),
+    "put_bibw": ("MB/s", True, "both ways, PSCW epoch of 64 MPI_Put, from the p50 window time"),
+    "acc_latency": ("us", False, "MPI_Accumulate(MPI_SUM) + flush, p50 of samples"),
+    "fetch_and_op": ("us", False, "MPI_Fetch_and_op + flush, 8 B, p50 of samples"),
+    "compare_and_swap": ("us", False, "MPI_Compare_and_swap + flush, 8 B, p50 of samples"),
+    "fence": ("us", False, "one MPI_Win_fence epoch with one 8 B put, p50 of samples"),
+    "pscw": ("us", False, "one post/start/complete/wait epoch with one 8 B put, p50 of samples"),
+}
+RMA_PATTERNS = (("put_latency", "put latency (lock/flush)", "<=", 0.5), ("get_latency", "get latency (lock/flush)", "<=", 0.5),
+                ("put_bw", "put bandwidth (lock/flush)", ">=", 1.1), ("get_bw", "get bandwidth (lock/flush)", ">=", 1.1),
+                ("fetch_and_op", "MPI_Fetch_and_op latency", "<=", 0.5),
+                ("compare_and_swap", "MPI_Compare_and_swap latency", "<=", 0.5),
+                ("fence", "MPI_Win_fence epoch", "<=", 0.7), ("pscw", "PSCW epoch", "<=", 0.7))
+RMA_BANDWIDTH_MIN = 64 << 10  # the one-sided bandwidth goals hold from 64 KiB
+
+
 def figure_of(suite, test):
     """(unit, higher is better, what) of an MPI test; any mpi_coll test is a latency."""
     if suite == "mpi_p2p" and test in P2P_FIGURES:
         return P2P_FIGURES[test]
+    if suite == "mpi_rma" and test in RMA_FIGURES:
+        return RMA_FIGURES[test]
     return "us", False, f"{mpi_function(test)} latency, mean over ranks, p50 of samples"
 
 
 def mpi_value(test, row, np=2):
     """The per-run figure of one CSV row of mpi_p2p/mpi_coll (msgrate: np/2 pairs stream at once)."""
-    if test in ("bandwidth", "bibw"):
+    if test in ("bandwidth", "bibw", "put_bw", "get_bw", "put_bibw"):
         return float(row["p50_MBps"])
     if test == "msgrate":
         p50 = float(row["p50_us"])
@@ -143,6 +166,8 @@ def goal(suite, test, nbytes):
     """(operator, ratio) takyon / Open MPI's best must meet: ('>=', 1.1) or ('<=', x)."""
     if suite == "mpi_p2p":
         return ("<=", LATENCY_GOAL) if test == "latency" else (">=", BANDWIDTH_GOAL)
+    if suite == "mpi_rma":
+        return next((op, g) for t, _, op, g in RMA_PATTERNS if t == test)
     return "<=", COLL_SMALL_GOAL if nbytes <= COLL_SMALL_BYTES else COLL_GOAL
 
 
@@ -181,6 +206,8 @@ def verdict(records, units, args):
         for test, label in P2P_PATTERNS:
             if test in args.p2p_tests:
                 patterns.append(("mpi_p2p", test, label, args.np if test == "msgrate" else [2]))
+    if "mpi_rma" in args.suites:
+        patterns += [("mpi_rma", test, label, [2]) for test, label, _, _ in RMA_PATTERNS]
     if "mpi_coll" in args.suites:
         # In the order the programs ran them: the component that reported the most first, then the others'.
         per_comp = {}
@@ -196,9 +223,11 @@ def verdict(records, units, args):
         patterns += [("mpi_coll", t, mpi_function(t), args.np) for t in tests]
     rows = []
     for suite, test, label, nps in patterns:
-        lo, hi = args.p2p_sizes if suite == "mpi_p2p" else args.coll_sizes
-        if suite == "mpi_p2p" and test == "latency":
+        lo, hi = {"mpi_p2p": args.p2p_sizes, "mpi_rma": getattr(args, "rma_sizes", None)}.get(suite, args.coll_sizes)
+        if suite == "mpi_p2p" and test == "latency" or suite == "mpi_rma" and not RMA_FIGURES[test][1]:
             sizes = [8]
+        elif suite == "mpi_rma":
+            sizes = [b for b in VERDICT_SIZES if b >= RMA_BANDWIDTH_MIN and lo <= b <= hi] or [hi]
         elif suite == "mpi_coll" and any(r["test"] == test for r in records if r["suite"] == suite) and \
                 all(r["bytes"] == 0 for r in records if r["suite"] == suite and r["test"] == test):
             sizes = [0]  # a collective without payload (barrier)
@@ -304,7 +333,7 @@ def verdict_grid(rows):
         patterns = tables.setdefault(r["np"], {})
         key = (r["suite"], r["test"])
         if key not in patterns:
-            if r["suite"] == "mpi_p2p":
+            if r["suite"] in ("mpi_p2p", "mpi_rma"):
                 goal_text = f"{'>=' if r['goal_op'] == '>=' else '<='} {r['goal']:g}x"
             else:
                 goal_text = f"<= {COLL_SMALL_GOAL:g}x to {human_size(COLL_SMALL_BYTES)}, {COLL_GOAL:.1f}x above"
