@@ -13,8 +13,8 @@
 
 namespace {
 
-constexpr std::uint32_t kMagic = 0x54475431;  // "TGT1"
-constexpr std::size_t kTextBytes = 200;
+constexpr std::uint32_t kTreeMagic = 0x54475431;  // "TGT1"
+constexpr std::size_t kTreeTextBytes = 200;
 
 /// What every member asked for, all-gathered and compared.
 struct Spec {
@@ -24,10 +24,10 @@ struct Spec {
   std::int32_t nbufs;
   std::uint64_t bytes;
   std::uint32_t failed;  ///< nonzero: `text` says why this member's arguments are bad
-  char text[kTextBytes];
+  char text[kTreeTextBytes];
 };
 
-bool fail(char** error_ret, const std::string& message) {
+bool tree_fail(char** error_ret, const std::string& message) {
   if (error_ret != nullptr) *error_ret = strdup(("takyonGroupCreateTree: " + message).c_str());
   return false;
 }
@@ -38,11 +38,13 @@ std::string describe(const Spec& s) {
 }
 
 /// This member's own arguments; "" when they are fine.
-std::string check_own(const TakyonGroupExchange& g, int root, int fanout, int nbufs, TakyonGroupTree** tree_ret) {
+std::string check_tree_args(const TakyonGroupExchange& g, int root, int fanout, int nbufs,
+                            TakyonGroupTree** tree_ret) {
   const std::string me = "rank " + std::to_string(g.rank) + ": ";
   if (tree_ret == nullptr) return me + "tree_ret is NULL";
   if (root < 0 || root >= g.size) {
-    return me + "root " + std::to_string(root) + " is outside the group (size " + std::to_string(g.size) + ")";
+    return me + "root " + std::to_string(root) + " is outside the group (size " + std::to_string(g.size) +
+           ")";
   }
   if (fanout < 0) return me + "fanout is " + std::to_string(fanout) + " (>= 1, or TAKYON_GROUP_STAR)";
   if (nbufs < 1) return me + "nbufs is " + std::to_string(nbufs) + " (>= 1)";
@@ -77,35 +79,37 @@ extern "C" bool takyonGroupCreateTree(const TakyonGroupExchange* group, int root
   if (tree_ret != nullptr) *tree_ret = nullptr;
   if (group == nullptr || group->allgather == nullptr || group->size < 1 || group->rank < 0 ||
       group->rank >= group->size) {
-    return fail(error_ret, "group is NULL, has no allgather, or a rank outside its size");
+    return tree_fail(error_ret, "group is NULL, has no allgather, or a rank outside its size");
   }
   const TakyonGroupExchange& g = *group;
 
   // Every member's request, so that all agree on the tree or all fail alike.
   Spec mine{};
-  mine.magic = kMagic;
+  mine.magic = kTreeMagic;
   mine.root = root;
   mine.fanout = fanout;
   mine.nbufs = nbufs;
   mine.bytes = bytes;
-  const std::string own = check_own(g, root, fanout, nbufs, tree_ret);
+  const std::string own = check_tree_args(g, root, fanout, nbufs, tree_ret);
   mine.failed = own.empty() ? 0 : 1;
-  std::strncpy(mine.text, own.c_str(), kTextBytes - 1);
+  std::strncpy(mine.text, own.c_str(), kTreeTextBytes - 1);
   std::vector<Spec> all(static_cast<std::size_t>(g.size));
-  if (g.allgather(g.context, &mine, all.data(), sizeof(Spec)) != 0) return fail(error_ret, "the group's allgather failed");
+  if (g.allgather(g.context, &mine, all.data(), sizeof(Spec)) != 0)
+    return tree_fail(error_ret, "the group's allgather failed");
   for (int r = 0; r < g.size; ++r) {
     const Spec& s = all[std::size_t(r)];
-    if (s.magic != kMagic) {
-      return fail(error_ret, "rank " + std::to_string(r) + " runs another version of this exchange (or passed other bytes)");
+    if (s.magic != kTreeMagic) {
+      return tree_fail(error_ret, "rank " + std::to_string(r) +
+                                      " runs another version of this exchange (or passed other bytes)");
     }
-    if (s.failed != 0) return fail(error_ret, std::string(s.text, strnlen(s.text, kTextBytes)));
+    if (s.failed != 0) return tree_fail(error_ret, std::string(s.text, strnlen(s.text, kTreeTextBytes)));
   }
   for (int r = 1; r < g.size; ++r) {
     const Spec& a = all[0];
     const Spec& b = all[std::size_t(r)];
     if (a.root != b.root || a.fanout != b.fanout || a.nbufs != b.nbufs || a.bytes != b.bytes) {
-      return fail(error_ret, "the members asked for different trees: rank 0 for " + describe(a) + ", rank " +
-                                 std::to_string(r) + " for " + describe(b));
+      return tree_fail(error_ret, "the members asked for different trees: rank 0 for " + describe(a) +
+                                      ", rank " + std::to_string(r) + " for " + describe(b));
     }
   }
 
@@ -117,9 +121,11 @@ extern "C" bool takyonGroupCreateTree(const TakyonGroupExchange* group, int root
   std::vector<TakyonPeerBuffers> wants;
   wants.reserve(std::size_t(shape.nchildren) + 1);
   for (int c = 0; c < shape.nchildren; ++c) {
-    wants.push_back({rank_of(shape.first_child + c), nbufs, sizes.data(), nullptr, nbufs, sizes.data(), nullptr});
+    wants.push_back(
+        {rank_of(shape.first_child + c), nbufs, sizes.data(), nullptr, nbufs, sizes.data(), nullptr});
   }
-  if (shape.parent >= 0) wants.push_back({rank_of(shape.parent), nbufs, sizes.data(), nullptr, nbufs, sizes.data(), nullptr});
+  if (shape.parent >= 0)
+    wants.push_back({rank_of(shape.parent), nbufs, sizes.data(), nullptr, nbufs, sizes.data(), nullptr});
 
   auto* tree = static_cast<TakyonGroupTree*>(std::calloc(1, sizeof(TakyonGroupTree)));
   auto** paths = static_cast<TakyonPath**>(std::calloc(wants.size() + 1, sizeof(TakyonPath*)));
@@ -171,7 +177,8 @@ extern "C" bool takyonGroupDestroyTree(TakyonGroupTree** tree_ret, char** error_
   std::free(tree);
   if (!ok) {
     if (error_ret != nullptr) {
-      *error_ret = strdup(("takyonGroupDestroyTree: " + std::string(why != nullptr ? why : "failed")).c_str());
+      *error_ret =
+          strdup(("takyonGroupDestroyTree: " + std::string(why != nullptr ? why : "failed")).c_str());
     }
   }
   std::free(why);

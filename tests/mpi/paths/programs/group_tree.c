@@ -21,13 +21,13 @@ static int rank_, size_;
       MPI_Abort(MPI_COMM_WORLD, 3);                                                            \
     }                                                                                          \
   } while (0)
-#define CHECK_EXT(call)                                                                                 \
-  do {                                                                                                  \
-    if (!(call)) {                                                                                      \
-      fprintf(stderr, "rank %d: %s:%d: %s failed: %s\n", rank_, __FILE__, __LINE__, #call,              \
-              takyonExtensionError());                                                                  \
-      MPI_Abort(MPI_COMM_WORLD, 3);                                                                     \
-    }                                                                                                   \
+#define CHECK_EXT(call)                                                                    \
+  do {                                                                                     \
+    if (!(call)) {                                                                         \
+      fprintf(stderr, "rank %d: %s:%d: %s failed: %s\n", rank_, __FILE__, __LINE__, #call, \
+              takyonExtensionError());                                                     \
+      MPI_Abort(MPI_COMM_WORLD, 3);                                                        \
+    }                                                                                      \
   } while (0)
 
 enum { kElems = 1000, kBufs = 2 };
@@ -44,12 +44,15 @@ static void max_i64(uint64_t n, void *a, void *b) {
   for (uint64_t i = 0; i < n; ++i) x[i] = x[i] > y[i] ? x[i] : y[i];
 }
 
-static int64_t value(int rank, int round, int i) { return (int64_t)rank * 1000003 + round * 7919 + i * (rank + 1); }
+static int64_t value(int rank, int round, int i) {
+  return (int64_t)rank * 1000003 + round * 7919 + i * (rank + 1);
+}
 
 static TakyonGroupTree *make_tree(int root, int fanout) {
   TakyonGroupTree *tree = NULL;
   char *why = NULL;
-  if (!takyonMpiCreateTree(MPI_COMM_WORLD, root, fanout, kBufs, kElems * sizeof(int64_t), NULL, &tree, &why)) {
+  if (!takyonMpiCreateTree(MPI_COMM_WORLD, root, fanout, kBufs, kElems * sizeof(int64_t), NULL, &tree,
+                           &why)) {
     fprintf(stderr, "rank %d: tree root %d fanout %d: %s\n", rank_, root, fanout, why);
     CHECK(0);
   }
@@ -60,7 +63,8 @@ static TakyonGroupTree *make_tree(int root, int fanout) {
   int children = tree->nchildren, total = 0;
   MPI_Allreduce(&children, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   CHECK(total == size_ - 1);
-  for (int c = 0; c < tree->nchildren; ++c) CHECK(tree->child_ranks[c] != rank_ && tree->child_path_list[c] != NULL);
+  for (int c = 0; c < tree->nchildren; ++c)
+    CHECK(tree->child_ranks[c] != rank_ && tree->child_path_list[c] != NULL);
   if (fanout > 0) CHECK(tree->nchildren <= fanout);
   return tree;
 }
@@ -138,8 +142,10 @@ static void star_collectives(TakyonGroupTree *t) {
     CHECK_EXT(takyonGatherRecv(gather, 1, got, at));
     for (int i = 0; i < npaths; ++i) {
       CHECK(got[i] == block);
-      const unsigned char *in = (const unsigned char *)t->child_path_list[i]->attrs.recver_addr_list[1] + at[i];
-      for (uint64_t k = 0; k < block; ++k) CHECK(in[k] == (unsigned char)(t->child_ranks[i] * 31 + (int)k + 1));
+      const unsigned char *in =
+          (const unsigned char *)t->child_path_list[i]->attrs.recver_addr_list[1] + at[i];
+      for (uint64_t k = 0; k < block; ++k)
+        CHECK(in[k] == (unsigned char)(t->child_ranks[i] * 31 + (int)k + 1));
     }
     takyonScatterSrcFinalize(scatter);
     takyonGatherDestFinalize(gather);
@@ -164,7 +170,8 @@ static void star_collectives(TakyonGroupTree *t) {
 }
 
 /* A request that must fail on every rank with the same message, containing `expect`. */
-static void expect_failure(int root, int fanout, int nbufs, uint64_t bytes, const char *expect, const char *what) {
+static void expect_failure(int root, int fanout, int nbufs, uint64_t bytes, const char *expect,
+                           const char *what) {
   TakyonGroupTree *tree = (TakyonGroupTree *)&rank_; /* must come back NULL */
   char *why = NULL;
   const int ok = takyonMpiCreateTree(MPI_COMM_WORLD, root, fanout, nbufs, bytes, NULL, &tree, &why) ? 1 : 0;
@@ -200,8 +207,9 @@ int main(int argc, char **argv) {
         CHECK(0);
       }
       CHECK(tree == NULL);
-      if (rank_ == 0) printf("fanout %d root %d: barrier, allreduce, reduce, bcast%s ok\n", fanouts[f], root,
-                             fanouts[f] == TAKYON_GROUP_STAR ? ", scatter, gather" : "");
+      if (rank_ == 0)
+        printf("fanout %d root %d: barrier, allreduce, reduce, bcast%s ok\n", fanouts[f], root,
+               fanouts[f] == TAKYON_GROUP_STAR ? ", scatter, gather" : "");
     }
   }
   CHECK(takyonMpiDestroyTree(NULL, NULL));
@@ -210,8 +218,10 @@ int main(int argc, char **argv) {
   expect_failure(0, -1, 1, 64, "fanout is -1", "a negative fanout");
   expect_failure(0, 2, 0, 64, "nbufs is 0", "no buffers");
   if (size_ > 1) {
-    expect_failure(0, rank_ == size_ - 1 ? 1 : 2, 1, 64, "asked for different trees", "ranks asking for different trees");
-    expect_failure(0, 2, 1, rank_ == 1 ? 32 : 64, "asked for different trees", "ranks asking for different sizes");
+    expect_failure(0, rank_ == size_ - 1 ? 1 : 2, 1, 64, "asked for different trees",
+                   "ranks asking for different trees");
+    expect_failure(0, 2, 1, rank_ == 1 ? 32 : 64, "asked for different trees",
+                   "ranks asking for different sizes");
   }
   /* After the refusals a tree still works. */
   TakyonGroupTree *tree = make_tree(size_ - 1, 2);
