@@ -31,7 +31,15 @@ Keyvals& keyvals() {
 }
 
 const char* kind_name(AttrKind kind) {
-  return kind == AttrKind::kComm ? "communicator" : "datatype";
+  switch (kind) {
+    case AttrKind::kComm:
+      return "communicator";
+    case AttrKind::kType:
+      return "datatype";
+    case AttrKind::kWin:
+      return "window";
+  }
+  return "unknown";
 }
 
 Keyval& usable(AttrKind kind, int keyval, const char* fn, const char* arg, bool freed_ok) {
@@ -62,6 +70,10 @@ int call_delete(AttrKind kind, void* object, int keyval, void* value) {
   if (kind == AttrKind::kComm) {
     if (k.callbacks.comm_delete == MPI_COMM_NULL_DELETE_FN) return MPI_SUCCESS;
     return k.callbacks.comm_delete(static_cast<MPI_Comm>(object), keyval, value, k.extra_state);
+  }
+  if (kind == AttrKind::kWin) {
+    if (k.callbacks.win_delete == MPI_WIN_NULL_DELETE_FN) return MPI_SUCCESS;
+    return k.callbacks.win_delete(static_cast<MPI_Win>(object), keyval, value, k.extra_state);
   }
   if (k.callbacks.type_delete == MPI_TYPE_NULL_DELETE_FN) return MPI_SUCCESS;
   return k.callbacks.type_delete(static_cast<MPI_Datatype>(object), keyval, value, k.extra_state);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Attribute caching, one model for every kind of object that caches attributes (communicators,
-// datatypes): keyvals with their copy and delete callbacks, and an object's list of (keyval, value).
+// datatypes, windows): keyvals with their copy and delete callbacks, and an object's list of (keyval, value).
 // Keyvals of all kinds share one number space; a keyval made for one kind is MPI_ERR_KEYVAL on
 // another. A freed keyval lives on while objects still hold a value for it. Copy callbacks run when
 // an object is duplicated, delete callbacks when a value is deleted, overwritten, or its object freed.
@@ -13,7 +13,7 @@
 
 namespace takyon::mpi {
 
-enum class AttrKind { kComm, kType };
+enum class AttrKind { kComm, kType, kWin };
 
 /// An object's attributes: (keyval, value) in the order they were set.
 using AttrList = std::vector<std::pair<int, void*>>;
@@ -24,6 +24,8 @@ struct AttrCallbacks {
   MPI_Comm_delete_attr_function* comm_delete = nullptr;
   MPI_Type_copy_attr_function* type_copy = nullptr;
   MPI_Type_delete_attr_function* type_delete = nullptr;
+  MPI_Win_copy_attr_function* win_copy = nullptr;  ///< never called: windows are not duplicated
+  MPI_Win_delete_attr_function* win_delete = nullptr;
 };
 
 /// A new keyval of `kind` (MPI_Comm_create_keyval, MPI_Type_create_keyval).

@@ -84,6 +84,8 @@ void check_settable_errhandler(MPI_Errhandler h, bool for_session, const char* f
          std::string("invalid error handler (argument errhandler: neither predefined nor made by ") +
              (for_session ? "MPI_Session_create_errhandler)" : "MPI_Comm_create_errhandler)"));
   }
+  if (user->win_fn != nullptr)
+    fail(MPI_ERR_ARG, fn, "the error handler is for windows (argument errhandler)");
   if ((user->session_fn != nullptr) != for_session) {
     fail(MPI_ERR_ARG, fn,
          std::string("the error handler is for ") + (for_session ? "communicators" : "sessions") +
@@ -102,6 +104,40 @@ MPI_Errhandler create_session_errhandler(MPI_Session_errhandler_function* sessio
   auto h = std::make_unique<UserErrhandler>();
   h->session_fn = session_fn;
   return register_user_errhandler(std::move(h));
+}
+
+MPI_Errhandler create_win_errhandler(MPI_Win_errhandler_function* win_fn) {
+  auto h = std::make_unique<UserErrhandler>();
+  h->win_fn = win_fn;
+  return register_user_errhandler(std::move(h));
+}
+
+void check_win_errhandler(MPI_Errhandler h, const char* fn) {
+  if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT) return;
+  UserErrhandler* user = find_user_errhandler(h);
+  if (user == nullptr) {
+    fail(MPI_ERR_ARG, fn,
+         "invalid error handler (argument errhandler: neither predefined nor made by "
+         "MPI_Win_create_errhandler)");
+  }
+  if (user->win_fn == nullptr) {
+    fail(MPI_ERR_ARG, fn,
+         std::string("the error handler is for ") +
+             (user->session_fn != nullptr ? "sessions" : "communicators") +
+             ", not windows (argument errhandler)");
+  }
+  if (user->handles == 0) fail(MPI_ERR_ARG, fn, "the error handler was freed (argument errhandler)");
+}
+
+int raise_win_error(MPI_Win win, MPI_Errhandler handler, int error_class, const std::string& message) {
+  record_error_detail(error_class, message);
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (UserErrhandler* user = find_user_errhandler(handler); user != nullptr && user->win_fn != nullptr) {
+    int code = error_class;
+    user->win_fn(&win, &code);
+    return error_class;
+  }
+  abort_on_error(error_class, message);
 }
 
 UserErrhandler* find_user_errhandler(MPI_Errhandler h) {

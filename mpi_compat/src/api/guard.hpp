@@ -23,19 +23,25 @@ int raise_error(MPI_Comm comm, int error_class, const std::string& message);
 int raise_with_errhandler(MPI_Errhandler handler, MPI_Comm target, int error_class,
                           const std::string& message);
 
-/// A user error handler (MPI_Comm_create_errhandler, MPI_Session_create_errhandler): the function
-/// (exactly one of the two is set: the handler is for communicators or for sessions), and how many
-/// handles to it the program holds (creating it and each get_errhandler give one,
-/// MPI_Errhandler_free takes one back). Objects using it keep it whatever the count; the object
-/// lives until the process ends.
+/// A user error handler (MPI_Comm_create_errhandler, MPI_Session_create_errhandler,
+/// MPI_Win_create_errhandler): the function (exactly one of the three is set: the handler is for
+/// communicators or for sessions), and how many handles to it the program holds (creating it and each
+/// get_errhandler give one, MPI_Errhandler_free takes one back). Objects using it keep it whatever the count;
+/// the object lives until the process ends.
 struct UserErrhandler {
   MPI_Comm_errhandler_function* fn = nullptr;
   MPI_Session_errhandler_function* session_fn = nullptr;
+  MPI_Win_errhandler_function* win_fn = nullptr;  ///< MPI_Win_create_errhandler
   int handles = 1;
 };
 /// A new user error handler's handle, for communicators or (session_fn) for sessions.
 MPI_Errhandler create_user_errhandler(MPI_Comm_errhandler_function* fn);
 MPI_Errhandler create_session_errhandler(MPI_Session_errhandler_function* session_fn);
+MPI_Errhandler create_win_errhandler(MPI_Win_errhandler_function* win_fn);
+/// check_settable_errhandler for a window: a predefined handler or a live window handler.
+void check_win_errhandler(MPI_Errhandler h, const char* fn);
+/// Applies window `win`'s error handler (`handler`) to an error raised in a window call.
+int raise_win_error(MPI_Win win, MPI_Errhandler handler, int error_class, const std::string& message);
 /// The user error handler behind `h`, or nullptr if `h` is not one (never dereferences `h`).
 UserErrhandler* find_user_errhandler(MPI_Errhandler h);
 /// Checks that `h` may be set on a communicator (`for_session` false) or a session: a predefined
