@@ -124,6 +124,10 @@ constexpr std::array<Knob, static_cast<std::size_t>(KnobId::kCount)> kKnobs = {{
     bytes("TAKYON_MPI_CMA_SPLIT_MIN", L::kMpi, "128K", 4 * kKiB, kGiB,
           "smallest single copy that sender and receiver split between them (each copies half)",
           "below it the extra hand-shake costs more than the halved copy saves"),
+    choice("TAKYON_MPI_RMA", L::kMpi, "auto", "auto|am",
+           "how windows run their operations: auto (on the target's memory mapped by the origin where "
+           "every rank maps every rank's, else as messages the target runs), am (always as messages)",
+           "operations on mapped memory need nothing from the target; am tests the message protocol", true),
     bytes("TAKYON_MPI_PREFAULT_MAX", L::kMpi, "16M", 0, 64 * kGiB,
           "inboxes up to this size have their pages mapped and touched in MPI_Init",
           "first touches then cost MPI_Init instead of the first messages, without making a large "

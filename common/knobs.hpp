@@ -49,6 +49,7 @@ enum class KnobId : int {
   kMpiCma,
   kMpiCmaMax,
   kMpiCmaSplitMin,
+  kMpiRma,
   kMpiPrefaultMax,
   kMpiSpinUs,
   kMpiWatchUs,

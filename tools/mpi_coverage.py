@@ -43,6 +43,8 @@ AREAS = [
     ("communicators", r"(Comm_.*|Intercomm_.*)$"),
     ("process topologies", r"(Cart.*|Graph.*|Dist_graph_.*|I?[Nn]eighbor_.*|Dims_create|Topo_test)$"),
     ("info objects", r"Info_.*$"),
+    ("one-sided (windows)", r"(Win_.*|Put|Rput|Get|Rget|Accumulate|Raccumulate|Get_accumulate|Rget_accumulate|Fetch_and_op|"
+                            r"Compare_and_swap)(_c)?$"),
 ]
 
 

@@ -18,8 +18,7 @@
  * Functions
  *   TAKYON_MPI_FN_(ret, Name, (params)) declares both MPI_Name and PMPI_Name (the profiling
  *   interface; the library defines PMPI_Name and a weak MPI_Name). Only what libtakyon_mpi
- *   provides is declared; in particular one-sided MPI_Accumulate/MPI_Get_accumulate are absent on
- *   purpose, because configure scripts probe for them. Thread
+ *   provides is declared, because configure scripts probe for what is. Thread
  *   safety and lifetimes are the MPI standard's; see docs/mpi.md for what each call supports.
  */
 #ifndef TAKYON_MPI_H_
@@ -1049,6 +1048,128 @@ TAKYON_MPI_FN_(int, Ineighbor_alltoallw,
                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                 MPI_Request *request));
+
+/* One-sided communication (RMA): windows, operations, synchronization. See docs/mpi.md for what
+ * each supports; the large-count (_c) forms take MPI_Count counts and MPI_Aint sizes. */
+TAKYON_MPI_FN_(int, Win_create,
+               (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_create_c,
+               (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_allocate,
+               (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_allocate_c,
+               (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_allocate_shared,
+               (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_allocate_shared_c,
+               (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+TAKYON_MPI_FN_(int, Win_shared_query_c,
+               (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr));
+TAKYON_MPI_FN_(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+TAKYON_MPI_FN_(int, Win_detach, (MPI_Win win, const void *base));
+TAKYON_MPI_FN_(int, Win_free, (MPI_Win *win));
+TAKYON_MPI_FN_(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+TAKYON_MPI_FN_(int, Win_set_name, (MPI_Win win, const char *win_name));
+TAKYON_MPI_FN_(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+TAKYON_MPI_FN_(int, Win_set_info, (MPI_Win win, MPI_Info info));
+TAKYON_MPI_FN_(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
+TAKYON_MPI_FN_(int, Win_create_keyval,
+               (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn,
+                int *win_keyval, void *extra_state));
+TAKYON_MPI_FN_(int, Win_free_keyval, (int *win_keyval));
+TAKYON_MPI_FN_(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+TAKYON_MPI_FN_(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+TAKYON_MPI_FN_(int, Win_delete_attr, (MPI_Win win, int win_keyval));
+TAKYON_MPI_FN_(int, Win_create_errhandler,
+               (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler));
+TAKYON_MPI_FN_(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+TAKYON_MPI_FN_(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+TAKYON_MPI_FN_(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+
+TAKYON_MPI_FN_(int, Put,
+               (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+TAKYON_MPI_FN_(int, Put_c,
+               (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win));
+TAKYON_MPI_FN_(int, Get,
+               (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+TAKYON_MPI_FN_(int, Get_c,
+               (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win));
+TAKYON_MPI_FN_(int, Accumulate,
+               (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+TAKYON_MPI_FN_(int, Accumulate_c,
+               (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                MPI_Win win));
+TAKYON_MPI_FN_(int, Get_accumulate,
+               (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+TAKYON_MPI_FN_(int, Get_accumulate_c,
+               (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+TAKYON_MPI_FN_(int, Fetch_and_op,
+               (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+TAKYON_MPI_FN_(int, Compare_and_swap,
+               (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Win win));
+TAKYON_MPI_FN_(int, Rput,
+               (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Rput_c,
+               (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Rget,
+               (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Rget_c,
+               (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Raccumulate,
+               (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                MPI_Request *request));
+TAKYON_MPI_FN_(int, Raccumulate_c,
+               (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                MPI_Win win, MPI_Request *request));
+TAKYON_MPI_FN_(int, Rget_accumulate,
+               (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+TAKYON_MPI_FN_(int, Rget_accumulate_c,
+               (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                MPI_Request *request));
+
+TAKYON_MPI_FN_(int, Win_fence, (int assert, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_complete, (MPI_Win win));
+TAKYON_MPI_FN_(int, Win_wait, (MPI_Win win));
+TAKYON_MPI_FN_(int, Win_test, (MPI_Win win, int *flag));
+TAKYON_MPI_FN_(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_unlock, (int rank, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_lock_all, (int assert, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_unlock_all, (MPI_Win win));
+TAKYON_MPI_FN_(int, Win_flush, (int rank, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_flush_all, (MPI_Win win));
+TAKYON_MPI_FN_(int, Win_flush_local, (int rank, MPI_Win win));
+TAKYON_MPI_FN_(int, Win_flush_local_all, (MPI_Win win));
+TAKYON_MPI_FN_(int, Win_sync, (MPI_Win win));
 
 /* clang-format on */
 

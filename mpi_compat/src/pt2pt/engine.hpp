@@ -86,6 +86,13 @@ class Engine {
   [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int size() const { return size_; }
   RequestPool& requests() { return pool_; }
+  /// Where `bytes` at address `addr` of world rank `peer` (another rank on this host) are mapped here
+  /// through that rank's shared heap (shm/heap.hpp), mapping it on first use; nullptr where they are
+  /// not in it, or it cannot be mapped (one-sided windows over such memory, rma/window.hpp).
+  char* peer_heap(int peer, std::uint64_t addr, std::size_t bytes) {
+    if (peer < 0 || peer >= size_ || peer == rank_) return nullptr;
+    return heap_view(peers_[std::size_t(peer)], addr, bytes);
+  }
   /// Bytes this engine copied with memcpy through a peer's mapped shared heap (tests).
   [[nodiscard]] std::uint64_t heap_copied_bytes() const { return heap_copied_bytes_; }
 
