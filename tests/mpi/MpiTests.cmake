@@ -163,7 +163,8 @@ endfunction()
 
 # takyon_mpi_env_test(<name> <variant> <np> <expect> VAR=value...)
 # Runs the already declared program <name> under takyon-run with extra environment variables:
-#   mpi.p2p.<name>.takyon-run.<variant>.np<N>   (e.g. a forced channel: TAKYON_MPI_PROVIDER=InterProcessSocket)
+#   mpi.<group>.<name>.takyon-run.<variant>.np<N>   (e.g. a forced channel: TAKYON_MPI_PROVIDER=InterProcessSocket;
+#   <group> is p2p, or TAKYON_MPI_ENV_TEST_GROUP where the calling directory sets it)
 # Under TSan (TAKYON_MPI_PLAIN_RUNS OFF) only a run that must fail or one over UCX is registered: a
 # forced Ucx channel, or fake hosts (whose route is Ucx over TCP). Under either sanitizer no run
 # without the shared heap is (TAKYON_MPI_HAS_SHARED_HEAP).
@@ -174,7 +175,11 @@ function(takyon_mpi_env_test name variant np expect)
   if(NOT TAKYON_MPI_HAS_SHARED_HEAP AND "${ARGN}" MATCHES "TAKYON_MPI_SHARED_HEAP=0")
     return()
   endif()
-  set(test mpi.p2p.${name}.takyon-run.${variant}.np${np})
+  set(group p2p)
+  if(DEFINED TAKYON_MPI_ENV_TEST_GROUP)
+    set(group ${TAKYON_MPI_ENV_TEST_GROUP})
+  endif()
+  set(test mpi.${group}.${name}.takyon-run.${variant}.np${np})
   add_test(NAME ${test}
            COMMAND ${TAKYON_MPI_RUN_PROGRAM} run ${expect} -- ${CMAKE_BINARY_DIR}/bin/takyon-run -n ${np}
                    $<TARGET_FILE:mpi_test_${name}>)
