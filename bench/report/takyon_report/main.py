@@ -44,8 +44,8 @@ def parse_args(argv, here):
     p.add_argument("--p2p-tests", default=",".join(P2P_TESTS), help=f"subset of {','.join(P2P_TESTS)}")
     p.add_argument("--coll-tests", help="mpi_coll --tests: collectives by name, or 'all' (default: mpi_coll's "
                                         "default set, the blocking ones; --full: all)")
-    p.add_argument("--suites", default="mpi_p2p,mpi_coll",
-                   help="MPI suites: mpi_p2p,mpi_coll,mpi_rma (default mpi_p2p,mpi_coll; mpi_rma, the one-sided "
+    p.add_argument("--suites", default="mpi_p2p,mpi_coll,mpi_rma",
+                   help="MPI suites: mpi_p2p,mpi_coll,mpi_rma (default all three; mpi_rma, the one-sided "
                         "patterns, runs under its own Open MPI configurations, see --rma-configs)")
     p.add_argument("--rma-configs", default=",".join(c[0] for c in RMA_COMPONENTS),
                    help="mpi_rma components (default all): " + ", ".join(c[0] for c in RMA_COMPONENTS))
