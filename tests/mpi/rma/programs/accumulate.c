@@ -4,7 +4,8 @@
  * an atomic read), MPI_Fetch_and_op on one shared counter under MPI_Win_lock_all/flush (every fetched
  * value distinct, the total exact), MPI_Compare_and_swap ("first one wins" and a token passed round
  * the ring); MPI_MIN, MPI_PROD, MPI_BXOR, a 256 KiB MPI_SUM, swaps with MPI_REPLACE, 64-bit
- * compare-and-swap. np 1-4. */
+ * compare-and-swap. Every case runs over windows of MPI_Win_create (the local arrays) and of
+ * MPI_Win_allocate (the same contents copied in). np 1-4. */
 #include "test_util.h"
 
 #define M 8
@@ -15,17 +16,17 @@
 static int rank_, size_;
 
 /* Every rank adds, maxes and replaces into every rank's window; each target checks its totals. */
-static void accumulate(void) {
+static void accumulate(int flavor) {
   /* [0, M): sum of (r+1)*(i+1); [M, 2M): max of r*10+i; [2M, 2M+size): element r replaced by rank r;
    * [2M+4, 2M+4+2M): a target vector (stride 2) of sums; then M doubles summed */
   enum { SUM = 0, MAX = M, REP = 2 * M, VEC = 2 * M + 4, INTS = 4 * M + 4 };
-  int win_buf[INTS];
-  double dbl[M];
-  for (int i = 0; i < INTS; ++i) win_buf[i] = (i >= MAX && i < VEC) ? -1 : 0;
-  for (int i = 0; i < M; ++i) dbl[i] = 0.5;
+  int local_ints[INTS];
+  double local_dbl[M];
+  for (int i = 0; i < INTS; ++i) local_ints[i] = (i >= MAX && i < VEC) ? -1 : 0;
+  for (int i = 0; i < M; ++i) local_dbl[i] = 0.5;
   MPI_Win win, dwin;
-  CHECK_MPI(MPI_Win_create(win_buf, sizeof win_buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  CHECK_MPI(MPI_Win_create(dbl, sizeof dbl, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &dwin));
+  const int *win_buf = win_of(flavor, local_ints, sizeof local_ints, sizeof(int), &win);
+  const double *dbl = win_of(flavor, local_dbl, sizeof local_dbl, sizeof(double), &dwin);
   MPI_Datatype stride2;
   CHECK_MPI(MPI_Type_vector(M, 1, 2, MPI_INT, &stride2));
   CHECK_MPI(MPI_Type_commit(&stride2));
@@ -60,16 +61,16 @@ static void accumulate(void) {
   CHECK_MPI(MPI_Type_free(&stride2));
   CHECK_MPI(MPI_Win_free(&dwin));
   CHECK_MPI(MPI_Win_free(&win));
-  PRINT0("accumulate: sum %d, max %d, replace, target vector and double sums ok\n", ranks_sum * M,
-         (size_ - 1) * 10 + M - 1);
+  PRINT0("accumulate (%s): sum %d, max %d, replace, target vector and double sums ok\n", flavor_name(flavor),
+         ranks_sum * M, (size_ - 1) * 10 + M - 1);
 }
 
 /* MPI_Get_accumulate: every rank adds its rank+1 to a counter on every rank and gets the value
  * before; the fetched values on one target are distinct partial sums. MPI_NO_OP reads the totals. */
-static void get_accumulate(void) {
-  int counter[2] = {0, 0};
+static void get_accumulate(int flavor) {
+  int local[2] = {0, 0};
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(counter, sizeof counter, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  const int *counter = win_of(flavor, local, sizeof local, sizeof(int), &win);
   int add[2] = {rank_ + 1, 1}, *before = malloc(sizeof(int) * 2 * (size_t)size_);
   CHECK(before != NULL);
   CHECK_MPI(MPI_Win_fence(0, win));
@@ -105,15 +106,16 @@ static void get_accumulate(void) {
   CHECK_MPI(MPI_Win_free(&win));
   free(before);
   free(all);
-  PRINT0("get_accumulate: fetched partial sums distinct, total %d, MPI_NO_OP read ok\n", total);
+  PRINT0("get_accumulate (%s): fetched partial sums distinct, total %d, MPI_NO_OP read ok\n",
+         flavor_name(flavor), total);
 }
 
 /* MPI_Fetch_and_op: ITERS increments of one counter on rank 0 by every rank, each flushed; a rank's
  * fetched values rise, and all ranks' values together are 0..ITERS*size-1, each once. */
-static void fetch_and_op(void) {
+static void fetch_and_op(int flavor) {
   int counter = 0;
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(&counter, sizeof counter, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  (void)win_of(flavor, &counter, sizeof counter, sizeof(int), &win); /* read only by RMA calls */
   int mine[ITERS], one = 1;
   CHECK_MPI(MPI_Win_lock_all(0, win));
   for (int k = 0; k < ITERS; ++k) {
@@ -141,16 +143,17 @@ static void fetch_and_op(void) {
     free(all);
   }
   CHECK_MPI(MPI_Win_free(&win));
-  PRINT0("fetch_and_op: %d increments, every fetched value distinct, final %d\n", ITERS * size_, final);
+  PRINT0("fetch_and_op (%s): %d increments, every fetched value distinct, final %d\n", flavor_name(flavor),
+         ITERS * size_, final);
 }
 
 /* MPI_Compare_and_swap: every rank tries to swap its rank into a slot holding -1 on every target;
  * one wins per target and the others fetch the winner. Then a token passed round the ring ROUNDS
  * times by swaps, and a swap whose comparison fails. */
-static void compare_and_swap(void) {
-  int slots[2] = {-1, 0};
+static void compare_and_swap(int flavor) {
+  int local[2] = {-1, 0};
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(slots, sizeof slots, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  int *slots = win_of(flavor, local, sizeof local, sizeof(int), &win);
   int *fetched = malloc(sizeof(int) * (size_t)size_),
       *all = malloc(sizeof(int) * (size_t)size_ * (size_t)size_);
   CHECK(fetched && all);
@@ -218,29 +221,28 @@ static void compare_and_swap(void) {
   CHECK_MPI(MPI_Win_free(&win));
   free(fetched);
   free(all);
-  PRINT0("compare_and_swap: one winner per target, %d others fetched it; token passed %d times\n", size_ - 1,
-         ROUNDS * size_);
+  PRINT0("compare_and_swap (%s): one winner per target, %d others fetched it; token passed %d times\n",
+         flavor_name(flavor), size_ - 1, ROUNDS * size_);
 }
 
 /* More operations and types: MPI_MIN, MPI_PROD, MPI_BXOR (unsigned) from every rank to every rank; a
  * large MPI_SUM (BIGN ints to every rank); MPI_Fetch_and_op with MPI_REPLACE (a chain of swaps on
  * rank 0: the fetched values and the final one are the first value and every rank's, each once);
  * MPI_Compare_and_swap on 64-bit integers. */
-static void more_ops(void) {
+static void more_ops(int flavor) {
   enum { MIN = 0, PROD = M, BXOR = 2 * M, INTS = 3 * M };
-  int win_buf[INTS];
+  int local_ints[INTS];
   for (int i = 0; i < M; ++i) {
-    win_buf[MIN + i] = 1000;
-    win_buf[PROD + i] = 1;
-    win_buf[BXOR + i] = 0;
+    local_ints[MIN + i] = 1000;
+    local_ints[PROD + i] = 1;
+    local_ints[BXOR + i] = 0;
   }
-  int *big_buf = calloc(BIGN, sizeof(int)), *big_add = malloc(sizeof(int) * BIGN);
-  CHECK(big_buf && big_add);
+  int *local_big = calloc(BIGN, sizeof(int)), *big_add = malloc(sizeof(int) * BIGN);
+  CHECK(local_big && big_add);
   for (int i = 0; i < BIGN; ++i) big_add[i] = (rank_ + 1) * (i % 1000);
   MPI_Win win, big_win;
-  CHECK_MPI(MPI_Win_create(win_buf, sizeof win_buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  CHECK_MPI(
-      MPI_Win_create(big_buf, sizeof(int) * BIGN, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &big_win));
+  const int *win_buf = win_of(flavor, local_ints, sizeof local_ints, sizeof(int), &win);
+  const int *big_buf = win_of(flavor, local_big, sizeof(int) * BIGN, sizeof(int), &big_win);
   int mn[M], prod[M];
   unsigned bx[M];
   for (int i = 0; i < M; ++i) {
@@ -269,7 +271,7 @@ static void more_ops(void) {
   const int ranks_sum = size_ * (size_ + 1) / 2;
   for (int i = 0; i < BIGN; ++i) CHECK(big_buf[i] == ranks_sum * (i % 1000));
   CHECK_MPI(MPI_Win_free(&big_win));
-  free(big_buf);
+  free(local_big);
   free(big_add);
 
   /* swaps: rank 0's MIN slot (now 100) gets 500+r from every rank r */
@@ -297,18 +299,20 @@ static void more_ops(void) {
   CHECK_MPI(MPI_Win_free(&win));
 
   /* 64-bit compare-and-swap: values above 2^32, one winner per target. Open MPI 4.1.4's osc rdma
-   * crashes on a 64-bit swap with itself (vader's emulated atomic, at np 2 and up): there the ranks
-   * leave themselves out, -2 marking the swap not made. */
-  const int skip_self = !takyon_mpi() && size_ > 1;
-  long long slot = -1, *fetched64 = malloc(sizeof(long long) * (size_t)size_),
+   * (vader's emulated atomic, at np 2 and up) crashes on a 64-bit swap with itself over an
+   * MPI_Win_create window, and on any over an MPI_Win_allocate one: there the ranks leave those swaps
+   * out, -2 marking a swap not made (and a target nobody swapped on keeps -1). */
+  const int ompi_rdma = !takyon_mpi() && size_ > 1;
+  const int skip_self = ompi_rdma, skip_all = ompi_rdma && flavor == FLAVOR_ALLOCATE;
+  long long local_slot = -1, *fetched64 = malloc(sizeof(long long) * (size_t)size_),
             *all64 = malloc(sizeof(long long) * (size_t)size_ * (size_t)size_);
   CHECK(fetched64 && all64);
-  CHECK_MPI(MPI_Win_create(&slot, sizeof slot, sizeof slot, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  const long long *slot = win_of(flavor, &local_slot, sizeof local_slot, sizeof local_slot, &win);
   const long long empty = -1, me = (1LL << 40) + rank_;
   CHECK_MPI(MPI_Win_lock_all(0, win));
   for (int t = 0; t < size_; ++t) {
     fetched64[t] = -2;
-    if (!(skip_self && t == rank_))
+    if (!skip_all && !(skip_self && t == rank_))
       CHECK_MPI(MPI_Compare_and_swap(&me, &empty, &fetched64[t], MPI_LONG_LONG, t, 0, win));
   }
   CHECK_MPI(MPI_Win_flush_all(win));
@@ -318,38 +322,40 @@ static void more_ops(void) {
     int winners = 0;
     long long winner = -1;
     for (int r = 0; r < size_; ++r) {
-      CHECK(all64[r * size_ + t] != -2 || (skip_self && r == t));
+      CHECK((all64[r * size_ + t] == -2) == (skip_all || (skip_self && r == t)));
       if (all64[r * size_ + t] == -1) {
         ++winners;
         winner = (1LL << 40) + r;
       }
     }
-    CHECK(winners == 1);
+    CHECK(winners == (skip_all ? 0 : 1));
     for (int r = 0; r < size_; ++r)
       CHECK(all64[r * size_ + t] == -1 || all64[r * size_ + t] == -2 || all64[r * size_ + t] == winner);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank_, 0, win));
   CHECK_MPI(MPI_Win_sync(win));
-  CHECK(slot >= (1LL << 40) && slot < (1LL << 40) + size_);
-  for (int r = 0; r < size_; ++r) CHECK(all64[r * size_ + rank_] != -1 || slot == (1LL << 40) + r);
+  CHECK(skip_all ? *slot == -1 : *slot >= (1LL << 40) && *slot < (1LL << 40) + size_);
+  for (int r = 0; r < size_; ++r) CHECK(all64[r * size_ + rank_] != -1 || *slot == (1LL << 40) + r);
   CHECK_MPI(MPI_Win_unlock(rank_, win));
   CHECK_MPI(MPI_Win_free(&win));
   free(fetched64);
   free(all64);
-  PRINT0("more ops: min, prod %d, bxor, %d-int sum, replace swaps, 64-bit compare_and_swap ok\n", want_prod,
-         BIGN);
+  PRINT0("more ops (%s): min, prod %d, bxor, %d-int sum, replace swaps, 64-bit compare_and_swap ok\n",
+         flavor_name(flavor), want_prod, BIGN);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   rank_ = world_rank();
   size_ = world_size();
-  accumulate();
-  get_accumulate();
-  fetch_and_op();
-  compare_and_swap();
-  more_ops();
+  for (int flavor = 0; flavor < FLAVORS; ++flavor) {
+    accumulate(flavor);
+    get_accumulate(flavor);
+    fetch_and_op(flavor);
+    compare_and_swap(flavor);
+    more_ops(flavor);
+  }
   PRINT0("accumulate: np %d ok\n", size_);
   MPI_Finalize();
   return 0;

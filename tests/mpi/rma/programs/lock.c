@@ -3,7 +3,8 @@
  * flushes (flush, flush_all, flush_local, flush_local_all), MPI_Win_sync for local reads; a mutual
  * exclusion test (read, add, write back under an exclusive lock on rank 0: the total is exact); the
  * request-based MPI_Rput, MPI_Rget, MPI_Raccumulate and MPI_Rget_accumulate with MPI_Wait/Waitall in
- * a lock_all epoch. np 1-4. */
+ * a lock_all epoch. Every case runs over windows of MPI_Win_create (the local arrays) and of
+ * MPI_Win_allocate (the same contents copied in). np 1-4. */
 #include "test_util.h"
 
 #define N 32
@@ -26,7 +27,7 @@ static void end_local_read(MPI_Win win) {
  * lock_all puts, 6 by self. */
 enum { R_LEFT = 0, R_RIGHT = N, R_ALL = 2 * N, R_SELF = 6 * N, WIN_INTS = 7 * N };
 
-static void exclusive_and_shared(MPI_Win win, int *win_buf) {
+static void exclusive_and_shared(MPI_Win win, const int *win_buf, int flavor) {
   int out[N];
   for (int i = 0; i < N; ++i) out[i] = value_of(1, rank_, i);
   /* exclusive: to the right and the left, one epoch each; to self */
@@ -60,12 +61,13 @@ static void exclusive_and_shared(MPI_Win win, int *win_buf) {
     for (int i = 0; i < N; ++i) CHECK(all[t * N + i] == value_of(1, t, i));
   free(all);
   MPI_Barrier(MPI_COMM_WORLD);
-  PRINT0("lock exclusive and shared: %d ints to each neighbour and self, every self region read back\n", N);
+  PRINT0("lock exclusive and shared (%s): %d ints to each neighbour and self, every self region read back\n",
+         flavor_name(flavor), N);
 }
 
 /* lock_all: a put to every target, each completed a different way (flush, flush_all, flush_local
  * and reuse of the origin buffer, flush_local_all); gets checked after flush. */
-static void lock_all(MPI_Win win, int *win_buf) {
+static void lock_all(MPI_Win win, const int *win_buf, int flavor) {
   int out[4][N], in[N];
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < N; ++i) out[k][i] = value_of(2 + k, rank_, i);
@@ -101,15 +103,16 @@ static void lock_all(MPI_Win win, int *win_buf) {
     for (int i = 0; i < N; ++i) CHECK(win_buf[R_ALL + k * N + i] == value_of(2 + k, left_, i));
   CHECK_MPI(MPI_Win_unlock_all(win));
   MPI_Barrier(MPI_COMM_WORLD);
-  PRINT0("lock_all: flush, flush_all, flush_local, flush_local_all and win_sync ok\n");
+  PRINT0("lock_all (%s): flush, flush_all, flush_local, flush_local_all and win_sync ok\n",
+         flavor_name(flavor));
 }
 
 /* Mutual exclusion: every rank ITERS times reads rank 0's counter, adds rank+1 and writes it back,
  * under an exclusive lock; no update may be lost. */
-static void mutual_exclusion(void) {
-  int counter = 0;
+static void mutual_exclusion(int flavor) {
+  int local = 0;
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(&counter, sizeof counter, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  const int *counter = win_of(flavor, &local, sizeof local, sizeof(int), &win);
   for (int k = 0; k < ITERS; ++k) {
     int v = -1;
     CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -124,21 +127,22 @@ static void mutual_exclusion(void) {
   const int want = ITERS * size_ * (size_ + 1) / 2;
   if (rank_ == 0) {
     begin_local_read(win);
-    CHECK(counter == want);
+    CHECK(*counter == want);
     end_local_read(win);
   }
   CHECK_MPI(MPI_Win_free(&win));
-  PRINT0("mutual exclusion: %d read-add-write updates, counter %d\n", ITERS * size_, want);
+  PRINT0("mutual exclusion (%s): %d read-add-write updates, counter %d\n", flavor_name(flavor), ITERS * size_,
+         want);
 }
 
 /* Request-based operations in a lock_all epoch: Rput to the right, Rget from the left (complete at
  * MPI_Wait), Raccumulate and Rget_accumulate on rank 0's counters (MPI_Waitall). */
-static void requests(void) {
-  int win_buf[2 * N + 2];
-  for (int i = 0; i < 2 * N; ++i) win_buf[i] = value_of(7, rank_, i);
-  win_buf[2 * N] = win_buf[2 * N + 1] = 0;
+static void requests(int flavor) {
+  int local[2 * N + 2];
+  for (int i = 0; i < 2 * N; ++i) local[i] = value_of(7, rank_, i);
+  local[2 * N] = local[2 * N + 1] = 0;
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(win_buf, sizeof win_buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  const int *win_buf = win_of(flavor, local, sizeof local, sizeof(int), &win);
   int out[N], in[N], add = rank_ + 1, before = -1;
   for (int i = 0; i < N; ++i) out[i] = value_of(8, rank_, i);
   MPI_Request reqs[4];
@@ -168,7 +172,8 @@ static void requests(void) {
   if (rank_ == 0) CHECK(win_buf[2 * N] == total && win_buf[2 * N + 1] == total);
   end_local_read(win);
   CHECK_MPI(MPI_Win_free(&win));
-  PRINT0("request-based: rput, rget, raccumulate (total %d), rget_accumulate ok\n", total);
+  PRINT0("request-based (%s): rput, rget, raccumulate (total %d), rget_accumulate ok\n", flavor_name(flavor),
+         total);
 }
 
 int main(int argc, char **argv) {
@@ -177,15 +182,17 @@ int main(int argc, char **argv) {
   size_ = world_size();
   left_ = left_rank();
   right_ = right_rank();
-  int win_buf[WIN_INTS];
-  for (int i = 0; i < WIN_INTS; ++i) win_buf[i] = UNTOUCHED;
-  MPI_Win win;
-  CHECK_MPI(MPI_Win_create(win_buf, sizeof win_buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  exclusive_and_shared(win, win_buf);
-  lock_all(win, win_buf);
-  CHECK_MPI(MPI_Win_free(&win));
-  mutual_exclusion();
-  requests();
+  for (int flavor = 0; flavor < FLAVORS; ++flavor) {
+    int local[WIN_INTS];
+    for (int i = 0; i < WIN_INTS; ++i) local[i] = UNTOUCHED;
+    MPI_Win win;
+    const int *win_buf = win_of(flavor, local, sizeof local, sizeof(int), &win);
+    exclusive_and_shared(win, win_buf, flavor);
+    lock_all(win, win_buf, flavor);
+    CHECK_MPI(MPI_Win_free(&win));
+    mutual_exclusion(flavor);
+    requests(flavor);
+  }
   PRINT0("lock: np %d ok\n", size_);
   MPI_Finalize();
   return 0;

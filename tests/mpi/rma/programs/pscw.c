@@ -2,7 +2,7 @@
 /* General active-target synchronization: MPI_Win_post/start/complete/wait, and MPI_Win_test looped
  * until it says the exposure epoch ended, with groups of the ring neighbours (MPI_Comm_group and
  * MPI_Group_incl); puts and gets checked after the epochs; rank 0 alone accessing every other rank.
- * np 1-4. */
+ * Every case runs over a window of MPI_Win_create (a local array) and one of MPI_Win_allocate. np 1-4. */
 #include "test_util.h"
 
 #define N 32
@@ -87,18 +87,22 @@ int main(int argc, char **argv) {
   size_ = world_size();
   left_ = left_rank();
   right_ = right_rank();
-  int win_buf[3 * N];
-  MPI_Win win;
-  CHECK_MPI(MPI_Win_create(win_buf, sizeof win_buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  MPI_Group group = neighbours();
-  ring_epoch(win, win_buf, group, 1, 0);
-  PRINT0("post/start/complete/wait: puts and gets with the ring neighbours ok\n");
-  for (int t = 2; t < 5; ++t) ring_epoch(win, win_buf, group, t, 1);
-  PRINT0("post/start/complete/test: 3 epochs, MPI_Win_test looped until flag\n");
-  CHECK_MPI(MPI_Group_free(&group));
-  if (size_ > 1) one_origin(win, win_buf);
-  PRINT0("one origin: rank 0 put to the %d other ranks in one epoch\n", size_ - 1);
-  CHECK_MPI(MPI_Win_free(&win));
+  for (int flavor = 0; flavor < FLAVORS; ++flavor) {
+    int local[3 * N]; /* every epoch stores its own contents before it posts */
+    for (int i = 0; i < 3 * N; ++i) local[i] = UNTOUCHED;
+    MPI_Win win;
+    int *win_buf = win_of(flavor, local, sizeof local, sizeof(int), &win);
+    const char *name = flavor_name(flavor);
+    MPI_Group group = neighbours();
+    ring_epoch(win, win_buf, group, 1, 0);
+    PRINT0("post/start/complete/wait (%s): puts and gets with the ring neighbours ok\n", name);
+    for (int t = 2; t < 5; ++t) ring_epoch(win, win_buf, group, t, 1);
+    PRINT0("post/start/complete/test (%s): 3 epochs, MPI_Win_test looped until flag\n", name);
+    CHECK_MPI(MPI_Group_free(&group));
+    if (size_ > 1) one_origin(win, win_buf);
+    PRINT0("one origin (%s): rank 0 put to the %d other ranks in one epoch\n", name, size_ - 1);
+    CHECK_MPI(MPI_Win_free(&win));
+  }
   PRINT0("pscw: np %d ok\n", size_);
   MPI_Finalize();
   return 0;
