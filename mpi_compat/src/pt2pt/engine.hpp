@@ -86,6 +86,10 @@ class Engine {
   [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int size() const { return size_; }
   RequestPool& requests() { return pool_; }
+  /// Whether world rank `peer` runs on this host (whatever channel reaches it).
+  [[nodiscard]] bool same_host(int peer) const {
+    return peer == rank_ || (peer >= 0 && peer < size_ && peers_[std::size_t(peer)].live.watch.pid() != 0);
+  }
   /// Where `bytes` at address `addr` of world rank `peer` (another rank on this host) are mapped here
   /// through that rank's shared heap (shm/heap.hpp), mapping it on first use; nullptr where they are
   /// not in it, or it cannot be mapped (one-sided windows over such memory, rma/window.hpp).

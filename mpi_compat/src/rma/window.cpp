@@ -59,8 +59,7 @@ bool messages_only() {
 bool map_segment(Window& w, const char* fn, bool required, bool page_parts, bool with_parts = true) {
   int local_ok = required || !messages_only() ? 1 : 0;
   for (int r = 0; r < w.size; ++r) {
-    if (w.world[std::size_t(r)] != engine().rank() && inbox_of(w.world[std::size_t(r)]) == nullptr)
-      local_ok = 0;
+    if (!engine().same_host(w.world[std::size_t(r)])) local_ok = 0;
   }
   int all_ok = 0;
   check_rc(PMPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, w.comm), fn, "the host check");
