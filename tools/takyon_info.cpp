@@ -73,15 +73,17 @@ void print_build() {
 
 void print_providers() {
   std::printf("\nProviders (takyon_providers.h)\n");
-  std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %s\n", "name", "reach", "addressing",
-              "built", "shares", "reliable", "connected", "direction", "stream", "app bufs", "max message");
+  std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %-9s %s\n", "name", "reach",
+              "addressing", "built", "shares", "reliable", "connected", "direction", "stream", "app bufs",
+              "one-sided", "max message");
   for (const TakyonProviderInfo& p : takyon::providers()) {
     const char* direction = p.sends && p.receives ? "both" : (p.sends ? "send" : "receive");
     std::string app = std::string(p.app_send_buffers ? "s" : "-") + (p.app_recv_buffers ? "r" : "-");
     std::string max = p.max_message_bytes == 0 ? "buffer" : std::to_string(p.max_message_bytes) + " B";
-    std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %s\n", p.name, reach_name(p.reach),
-                addressing_text(p.addressing).c_str(), yes(p.available), yes(p.shares_buffers),
-                yes(p.reliable), yes(p.connected), direction, yes(p.stream), app.c_str(), max.c_str());
+    std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %-9s %s\n", p.name,
+                reach_name(p.reach), addressing_text(p.addressing).c_str(), yes(p.available),
+                yes(p.shares_buffers), yes(p.reliable), yes(p.connected), direction, yes(p.stream),
+                app.c_str(), yes(p.one_sided), max.c_str());
   }
   std::printf("  (app bufs: s = send, r = receive buffers may be application memory)\n");
   for (const TakyonProviderInfo& p : takyon::providers()) {
@@ -156,14 +158,15 @@ void print_knobs_markdown() {
 }
 
 void print_providers_markdown() {
-  std::printf("| provider | endpoints | reliable | what it is |\n|---|---|---|---|\n");
+  std::printf("| provider | endpoints | reliable | one-sided | what it is |\n|---|---|---|---|---|\n");
   for (const TakyonProviderInfo& p : takyon::providers()) {
     const char* where = p.reach == TAKYON_REACH_THREADS     ? "threads of one process"
                         : p.reach == TAKYON_REACH_PROCESSES ? "processes of one host"
                                                             : "processes on any hosts";
     std::printf(
-        "| `%s` | %s | %s | %s%s%s |\n", p.name, where, p.reliable ? "yes" : "no: whole messages may be lost",
-        p.description, p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
+        "| `%s` | %s | %s | %s | %s%s%s |\n", p.name, where,
+        p.reliable ? "yes" : "no: whole messages may be lost", p.one_sided ? "yes" : "no", p.description,
+        p.peer_name != std::string_view(p.name) ? "; pairs with " : "",
         p.peer_name != std::string_view(p.name) ? (std::string("`") + p.peer_name + "`").c_str() : "");
   }
 }

@@ -65,6 +65,13 @@ class Backend {
   virtual Status recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) = 0;
   /// Graceful (coordinate with the peer until `deadline`) or forced (after an error) shutdown.
   virtual Status destroy(bool graceful, Deadline deadline) = 0;
+  /// One-sided operations (providers whose row says one_sided): where the peer's receive buffer
+  /// `buffer` is mapped in this process; nullptr where it is not.
+  virtual std::byte* peer_recv_memory(int /*buffer*/) { return nullptr; }
+  /// Whether the peer is still there before a one-sided operation: kOk, or kDisconnected with the
+  /// reason in the log. `thorough`: also ask whether its process lives (a system call; the core
+  /// asks every so many operations).
+  virtual Status check_peer(bool /*thorough*/) { return Status::kOk; }
 
   [[nodiscard]] const BufferTable& buffers() const noexcept { return buffers_; }
 

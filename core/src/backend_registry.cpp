@@ -73,22 +73,29 @@ constexpr TakyonProviderInfo info(const char* name, const char* peer, TakyonProv
           sends, receives, stream, app.send,   app.recv,  /*one_sided=*/false, max_bytes, description};
 }
 
+// A provider whose endpoints map the peer's receive buffers: takyonWrite, takyonRead and the atomics
+// work on them directly (Backend::peer_recv_memory).
+constexpr TakyonProviderInfo one_sided(TakyonProviderInfo row) {
+  row.one_sided = true;
+  return row;
+}
+
 constexpr BackendEntry kBackends[] = {
-    {info("InterThreadMemcpy", "InterThreadMemcpy", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true, false,
-          true, true, true, true, false, kAnyMemory, 0,
-          "threads of one process; a send copies into the peer's buffer"),
+    {one_sided(info("InterThreadMemcpy", "InterThreadMemcpy", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true,
+                    false, true, true, true, true, false, kAnyMemory, 0,
+                    "threads of one process; a send copies into the peer's buffer")),
      kIdSpec, &InterThreadBackend::create_memcpy},
-    {info("InterThreadPointer", "InterThreadPointer", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true, true,
-          true, true, true, true, false, {false, true}, 0,
-          "threads of one process sharing each buffer (the receiver's); a send only signals"),
+    {one_sided(info("InterThreadPointer", "InterThreadPointer", TAKYON_REACH_THREADS, TAKYON_ADDRESS_ID, true,
+                    true, true, true, true, true, false, {false, true}, 0,
+                    "threads of one process sharing each buffer (the receiver's); a send only signals")),
      kIdSpec, &InterThreadBackend::create_pointer},
-    {info("InterProcessMemcpy", "InterProcessMemcpy", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false,
-          true, true, true, true, false, {true, false}, 0,
-          "processes of one OS; receive buffers in shared memory, a send copies"),
+    {one_sided(info("InterProcessMemcpy", "InterProcessMemcpy", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID,
+                    true, false, true, true, true, true, false, {true, false}, 0,
+                    "processes of one OS; receive buffers in shared memory, a send copies")),
      kIdSpec, &InterProcessBackend::create_memcpy},
-    {info("InterProcessPointer", "InterProcessPointer", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, true,
-          true, true, true, true, false, {false, false}, 0,
-          "processes of one OS sharing each buffer in shared memory; a send only signals"),
+    {one_sided(info("InterProcessPointer", "InterProcessPointer", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID,
+                    true, true, true, true, true, true, false, {false, false}, 0,
+                    "processes of one OS sharing each buffer in shared memory; a send only signals")),
      kIdSpec, &InterProcessBackend::create_pointer},
     {info("InterProcessSocket", "InterProcessSocket", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false,
           true, true, true, true, true, kAnyMemory, 0, "processes of one OS over a Unix stream socket"),

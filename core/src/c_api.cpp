@@ -105,6 +105,38 @@ bool takyonRecv(TakyonPath* path, int buffer_index, uint64_t* bytes_ret, uint64_
   });
 }
 
+bool takyonWrite(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t src_offset,
+                 uint64_t dest_offset) {
+  if (path == nullptr) return null_path("takyonWrite");
+  return guarded("takyonWrite", [&] {
+    return report(PathCore::from(path)->write(buffer_index, bytes, src_offset, dest_offset), nullptr);
+  });
+}
+
+bool takyonRead(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t local_offset,
+                uint64_t remote_offset) {
+  if (path == nullptr) return null_path("takyonRead");
+  return guarded("takyonRead", [&] {
+    return report(PathCore::from(path)->read(buffer_index, bytes, local_offset, remote_offset), nullptr);
+  });
+}
+
+bool takyonAtomicFetchAdd(TakyonPath* path, int buffer_index, uint64_t offset, uint64_t add,
+                          uint64_t* old_ret) {
+  if (path == nullptr) return null_path("takyonAtomicFetchAdd");
+  return guarded("takyonAtomicFetchAdd", [&] {
+    return report(PathCore::from(path)->fetch_add(buffer_index, offset, add, old_ret), nullptr);
+  });
+}
+
+bool takyonAtomicCompareSwap(TakyonPath* path, int buffer_index, uint64_t offset, uint64_t compare,
+                             uint64_t swap, uint64_t* old_ret) {
+  if (path == nullptr) return null_path("takyonAtomicCompareSwap");
+  return guarded("takyonAtomicCompareSwap", [&] {
+    return report(PathCore::from(path)->compare_swap(buffer_index, offset, compare, swap, old_ret), nullptr);
+  });
+}
+
 char* takyonDestroy(TakyonPath** path_ret) {
   if (path_ret == nullptr || *path_ret == nullptr) {
     return c_string("takyonDestroy: path is NULL (never created, or already destroyed)");

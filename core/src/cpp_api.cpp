@@ -134,6 +134,31 @@ std::optional<Received> Path::recv(int buffer) {
   return out;
 }
 
+void Path::write(int buffer, std::uint64_t bytes, std::uint64_t src_offset, std::uint64_t dest_offset) {
+  PathCore& core = live(core_, "write");
+  throw_if_error(core.write(buffer, bytes, src_offset, dest_offset), core);
+}
+
+void Path::read(int buffer, std::uint64_t bytes, std::uint64_t local_offset, std::uint64_t remote_offset) {
+  PathCore& core = live(core_, "read");
+  throw_if_error(core.read(buffer, bytes, local_offset, remote_offset), core);
+}
+
+std::uint64_t Path::atomic_fetch_add(int buffer, std::uint64_t offset, std::uint64_t add) {
+  PathCore& core = live(core_, "atomic_fetch_add");
+  std::uint64_t old = 0;
+  throw_if_error(core.fetch_add(buffer, offset, add, &old), core);
+  return old;
+}
+
+std::uint64_t Path::atomic_compare_swap(int buffer, std::uint64_t offset, std::uint64_t compare,
+                                        std::uint64_t swap) {
+  PathCore& core = live(core_, "atomic_compare_swap");
+  std::uint64_t old = 0;
+  throw_if_error(core.compare_swap(buffer, offset, compare, swap, &old), core);
+  return old;
+}
+
 void Path::destroy() {
   PathCore& core = live(core_, "destroy");
   const std::string error = core.destroy();

@@ -2,6 +2,7 @@
 // PathCore implementation: argument validation, dispatch, state, error reporting, verbosity.
 #include "path_core.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -355,6 +356,98 @@ Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char*
   if (status < Status::kOk) return failed(api_name, buffer, status);
   if (status == Status::kOk) in_flight_[buffer] = 0;
   return status;
+}
+
+Status PathCore::one_sided(const char* operation, int buffer, uint64_t bytes, uint64_t remote_offset,
+                           bool local, uint64_t local_offset, std::byte*& remote) {
+  if (failed_) return reject_failed_path(operation, buffer);
+  if (!entry_->info.one_sided) {
+    (void)TAKYON_FAIL(log_, Status::kUnsupported,
+                      "provider %s has no one-sided operations (its row of the provider table says one_sided "
+                      "false; takyon-info lists the providers that have them)",
+                      entry_->info.name);
+    return failed(operation, buffer, Status::kUnsupported);
+  }
+  if (check_buffer(operation, "send", buffer, send_count()) != Status::kOk) return log_.status();
+  const uint64_t peer_size = remote_recv_bytes_[buffer];
+  if (remote_offset > peer_size || bytes > peer_size - remote_offset) {
+    (void)TAKYON_FAIL(
+        log_, Status::kInvalidArgument,
+        "bytes (%llu) + the peer's offset (%llu) exceed the peer's receive buffer %d of %llu bytes",
+        static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(remote_offset), buffer,
+        static_cast<unsigned long long>(peer_size));
+    return failed(operation, buffer, Status::kInvalidArgument);
+  }
+  const uint64_t size = send_bytes_[buffer];
+  if (local && (local_offset > size || bytes > size - local_offset)) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                      "bytes (%llu) + the local offset (%llu) exceed send buffer %d of %llu bytes",
+                      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(local_offset),
+                      buffer, static_cast<unsigned long long>(size));
+    return failed(operation, buffer, Status::kInvalidArgument);
+  }
+  // The peer's buffer stays mapped after it leaves: ask whether it is still there (its process,
+  // a system call, every 1024th operation).
+  const Status peer = backend_->check_peer((one_sided_ops_++ & 1023) == 0);
+  if (peer < Status::kOk) return failed(operation, buffer, peer);
+  remote = backend_->peer_recv_memory(buffer);
+  if (remote == nullptr) {
+    (void)TAKYON_FAIL(log_, Status::kUnsupported, "the peer's receive buffer %d is not mapped here", buffer);
+    return failed(operation, buffer, Status::kUnsupported);
+  }
+  return Status::kOk;
+}
+
+Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset) {
+  std::byte* remote = nullptr;
+  const Status status = one_sided("takyonWrite", buffer, bytes, dest_offset, true, src_offset, remote);
+  if (status != Status::kOk) return status;
+  // memmove: where the provider shares buffers, both sides' buffer is one memory.
+  std::memmove(remote + dest_offset, backend_->buffers().send[buffer] + src_offset, bytes);
+  std::atomic_thread_fence(std::memory_order_release);
+  return Status::kOk;
+}
+
+Status PathCore::read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset) {
+  std::byte* remote = nullptr;
+  const Status status = one_sided("takyonRead", buffer, bytes, remote_offset, true, local_offset, remote);
+  if (status != Status::kOk) return status;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  std::memmove(backend_->buffers().send[buffer] + local_offset, remote + remote_offset, bytes);
+  return Status::kOk;
+}
+
+Status PathCore::atomic_word(const char* operation, int buffer, uint64_t offset, uint64_t*& word) {
+  std::byte* remote = nullptr;
+  const Status status = one_sided(operation, buffer, 8, offset, false, 0, remote);
+  if (status != Status::kOk) return status;
+  if ((reinterpret_cast<std::uintptr_t>(remote) + offset) % 8 != 0) {
+    (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
+                      "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit atomic)",
+                      static_cast<unsigned long long>(offset), buffer);
+    return failed(operation, buffer, Status::kInvalidArgument);
+  }
+  word = reinterpret_cast<uint64_t*>(remote + offset);
+  return Status::kOk;
+}
+
+Status PathCore::fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old) {
+  uint64_t* word = nullptr;
+  const Status status = atomic_word("takyonAtomicFetchAdd", buffer, offset, word);
+  if (status != Status::kOk) return status;
+  const uint64_t previous = std::atomic_ref<uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+  if (old != nullptr) *old = previous;
+  return Status::kOk;
+}
+
+Status PathCore::compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old) {
+  uint64_t* word = nullptr;
+  const Status status = atomic_word("takyonAtomicCompareSwap", buffer, offset, word);
+  if (status != Status::kOk) return status;
+  uint64_t expected = compare;
+  std::atomic_ref<uint64_t>(*word).compare_exchange_strong(expected, swap, std::memory_order_seq_cst);
+  if (old != nullptr) *old = expected;  // the value found (equal to compare when it swapped)
+  return Status::kOk;
 }
 
 Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted) {

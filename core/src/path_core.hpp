@@ -32,6 +32,11 @@ class PathCore {
   Status send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted);
   Status is_send_finished(int buffer, bool timed_out_wanted, const char* api_name);
   Status recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted);
+  /// One-sided operations (takyon.h): complete when they return; kOk or an error (path failed).
+  Status write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset);
+  Status read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset);
+  Status fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old);
+  Status compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old);
   /// Graceful unless the path failed. Returns the formatted error, or "" on success.
   std::string destroy();
 
@@ -58,6 +63,13 @@ class PathCore {
   /// Any call but destroy on a failed path: says so, quoting the first error.
   Status reject_failed_path(const char* operation, int buffer);
   Status check_buffer(const char* operation, const char* which, int buffer, int count);
+  /// The checks every one-sided operation shares (path state, provider, buffer, the peer's bytes
+  /// [remote_offset, + bytes) and, when local, this endpoint's [local_offset, + bytes), the peer);
+  /// sets `remote` to the peer's receive buffer as mapped here.
+  Status one_sided(const char* operation, int buffer, uint64_t bytes, uint64_t remote_offset, bool local,
+                   uint64_t local_offset, std::byte*& remote);
+  /// The word of an atomic: one_sided() plus its alignment.
+  Status atomic_word(const char* operation, int buffer, uint64_t offset, uint64_t*& word);
   Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish,
                              const char* start_name, const char* finish_name);
 
@@ -74,6 +86,7 @@ class PathCore {
   std::vector<size_t> recv_addrs_;
   std::vector<uint64_t> remote_recv_bytes_;  // the peer's receive buffer sizes, per send buffer
   std::vector<char> in_flight_;              // non-blocking send started on buffer i, not yet finished
+  uint64_t one_sided_ops_ = 0;  // one-sided operations so far (every 1024th checks the peer's process)
   // Decided once at create so the hot paths test one flag each.
   bool send_timeouts_forever_ = true;
   bool recv_timeouts_forever_ = true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // TwoSided through the C++ API (takyon::Path, std::span buffers), and the verbosity output.
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "conformance/two_sided.hpp"
 #include "takyon/takyon.hpp"
+#include "takyon/takyon_providers.h"
 
 namespace takyon::test {
 namespace {
@@ -76,6 +78,66 @@ TEST_P(TwoSided, CppApiRoundTrip) {
 
 // Start timeouts are return values in C++: send() -> false, recv() -> std::nullopt. The
 // destructor destroys gracefully.
+// One-sided operations through the C++ API: write, read and the atomics move what they should,
+// and a provider without them throws kUnsupported naming itself.
+TEST_P(TwoSided, CppApiOneSided) {
+  const uint32_t id = new_id();
+  constexpr std::uint64_t kBytes = 4096;
+  const auto options_for = [&](const Endpoint& ep) {
+    PathOptions options =
+        PathOptions::symmetric(interconnect_for(provider(), id, ep.is_a()), ep.is_a(), 1, kBytes);
+    options.polling = polling();
+    return options;
+  };
+  const TakyonProviderInfo* info = takyonFindProvider(provider_name(provider()).c_str());
+  const bool one_sided = info != nullptr && info->one_sided;
+  run(
+      [&](Endpoint& ep) {
+        Path path(options_for(ep));
+        if (!one_sided) {
+          try {
+            path.write(0, 8);
+            TK_FAIL(ep) << "write succeeded on a provider without one-sided operations";
+          } catch (const Error& e) {
+            TK_EXPECT(ep, e.status() == Status::kUnsupported) << status_name(e.status());
+            TK_EXPECT(ep, std::string(e.what()).find("has no one-sided operations") != std::string::npos)
+                << e.what();
+          }
+          ep.notify_peer();
+          return;  // the failed path is destroyed (forced) by ~Path
+        }
+        fill_span(path.send_buffer(0).first(512), 7, 0);
+        path.write(0, 512, 0, 1024);
+        TK_EXPECT(ep, path.atomic_fetch_add(0, 2048, 5) == 0);
+        TK_EXPECT(ep, path.atomic_fetch_add(0, 2048, 5) == 5);
+        TK_EXPECT(ep, path.atomic_compare_swap(0, 2056, 0, 9) == 0);
+        path.read(0, 512, 3072, 1024);
+        const std::string bad = check_span(path.send_buffer(0).subspan(3072, 512), 7, 0);
+        TK_EXPECT(ep, bad.empty()) << bad;
+        ep.notify_peer();
+        TK_EXPECT(ep, ep.wait_peer()) << "no word from endpoint B";
+        path.destroy();
+      },
+      [&](Endpoint& ep) {
+        Path path(options_for(ep));
+        TK_EXPECT(ep, ep.wait_peer()) << "no word from endpoint A";
+        if (one_sided) {
+          const std::string bad = check_span(path.recv_buffer(0).subspan(1024, 512), 7, 0);
+          TK_EXPECT(ep, bad.empty()) << bad;
+          std::uint64_t words[2] = {0, 0};
+          std::memcpy(words, path.recv_buffer(0).data() + 2048, sizeof words);
+          TK_EXPECT(ep, words[0] == 10 && words[1] == 9) << words[0] << ", " << words[1];
+          ep.notify_peer();
+          path.destroy();
+          return;
+        }
+        try {
+          path.destroy();  // A's path failed and went forced: a socket provider reports the abrupt end
+        } catch (const Error&) {
+        }
+      });
+}
+
 TEST_P(TwoSided, CppApiStartTimeoutsAreReturnValues) {
   const uint32_t id = new_id();
   const auto options_for = [&](const Endpoint& ep) {

@@ -318,6 +318,18 @@ class InterProcessEndpoint final : public Backend {
 
   Status is_send_finished(int /*buffer*/, Deadline /*finish*/) override { return Status::kOk; }
 
+  std::byte* peer_recv_memory(int buffer) override {
+    return peer_.recv_buffer(static_cast<uint32_t>(buffer));
+  }
+  Status check_peer(bool thorough) override {
+    if (mailbox_->peer_closing())
+      return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint");
+    std::string why;
+    if (thorough && !mailbox_->peer_alive(why))
+      return TAKYON_FAIL(log_, Status::kDisconnected, "%s", why.c_str());
+    return Status::kOk;
+  }
+
   Status recv(int buffer, Deadline start, double /*finish_timeout*/, RecvResult& out) override {
     const auto k = static_cast<uint32_t>(buffer);
     return mailbox_->receive(buffer, start, own_.recv_sizes()[k], own_.recv_buffer(k), out, log_);

@@ -92,6 +92,12 @@ class InterThreadEndpoint final : public Backend {
 
   Status is_send_finished(int /*buffer*/, Deadline /*finish*/) override { return Status::kOk; }
 
+  std::byte* peer_recv_memory(int buffer) override { return pair_->share[1 - side_].recv_addrs[buffer]; }
+  Status check_peer(bool /*thorough*/) override {
+    if (!mailbox_.peer_closing()) return Status::kOk;
+    return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint");
+  }
+
   Status recv(int buffer, Deadline start, double /*finish_timeout*/, RecvResult& out) override {
     const EndpointShare& mine = pair_->share[side_];
     return mailbox_.receive(buffer, start, mine.recv_bytes[buffer], mine.recv_addrs[buffer], out, log_);

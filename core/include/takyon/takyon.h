@@ -122,6 +122,40 @@ TAKYON_API bool takyonRecv(TakyonPath *path, int buffer_index, uint64_t *bytes_r
  */
 TAKYON_API char *takyonDestroy(TakyonPath **path_ret);
 
+/*
+ * One-sided operations (beyond the guide). The targets are the peer's receive buffers, the same
+ * buffers a send fills: buffer_index names this endpoint's send buffer and the peer's receive
+ * buffer of that index, as in takyonSend(). Each call is complete when it returns (the bytes are in
+ * the peer's buffer, or in this endpoint's), and the peer is not notified. Only providers whose row
+ * says one_sided (takyon_providers.h) have them; on any other path each call fails naming the
+ * provider. Bounds, alignment and a departed peer are errors as for takyonSend(): false, the
+ * message in path->attrs.error_message, and the path must then be destroyed. Ordering: a one-sided
+ * call completes before the next call on the path starts, so a takyonSend() after a takyonWrite()
+ * notifies the peer of bytes that are already there.
+ */
+
+/** Copies bytes from send buffer buffer_index at src_offset into the peer's receive buffer
+ * buffer_index at dest_offset. */
+TAKYON_API bool takyonWrite(TakyonPath *path, int buffer_index, uint64_t bytes, uint64_t src_offset,
+                            uint64_t dest_offset);
+
+/** Copies bytes from the peer's receive buffer buffer_index at remote_offset into send buffer
+ * buffer_index at local_offset. */
+TAKYON_API bool takyonRead(TakyonPath *path, int buffer_index, uint64_t bytes, uint64_t local_offset,
+                           uint64_t remote_offset);
+
+/** Atomically adds `add` to the 64-bit word at offset (8-byte aligned) of the peer's receive buffer
+ * buffer_index; the word's previous value goes to *old_ret (may be NULL). Atomic with respect to
+ * every other one-sided atomic on that word, from either endpoint. */
+TAKYON_API bool takyonAtomicFetchAdd(TakyonPath *path, int buffer_index, uint64_t offset, uint64_t add,
+                                     uint64_t *old_ret);
+
+/** Atomically replaces the 64-bit word at offset (8-byte aligned) of the peer's receive buffer
+ * buffer_index with `swap` if it equals `compare`; the word's previous value goes to *old_ret (may be
+ * NULL): the swap happened when it equals `compare`. */
+TAKYON_API bool takyonAtomicCompareSwap(TakyonPath *path, int buffer_index, uint64_t offset, uint64_t compare,
+                                        uint64_t swap, uint64_t *old_ret);
+
 #ifdef __cplusplus
 }
 #endif

@@ -106,6 +106,17 @@ class TAKYON_API Path {
   bool is_send_finished(int buffer);
   /// Waits for a message in receive buffer `buffer`. std::nullopt if recv_start timed out.
   std::optional<Received> recv(int buffer);
+  /// One-sided operations (takyon.h: takyonWrite ...), on providers whose row says one_sided;
+  /// each is complete when it returns and throws Error on failure.
+  /// Copies `bytes` from send buffer `buffer` at src_offset into the peer's receive buffer `buffer`.
+  void write(int buffer, std::uint64_t bytes, std::uint64_t src_offset = 0, std::uint64_t dest_offset = 0);
+  /// Copies `bytes` from the peer's receive buffer `buffer` at remote_offset into send buffer `buffer`.
+  void read(int buffer, std::uint64_t bytes, std::uint64_t local_offset = 0, std::uint64_t remote_offset = 0);
+  /// Adds `add` to the peer's 64-bit word at `offset` (8-byte aligned); returns its previous value.
+  std::uint64_t atomic_fetch_add(int buffer, std::uint64_t offset, std::uint64_t add);
+  /// Swaps in `swap` if the peer's word equals `compare`; returns its previous value.
+  std::uint64_t atomic_compare_swap(int buffer, std::uint64_t offset, std::uint64_t compare,
+                                    std::uint64_t swap);
   /// Graceful destroy; throws Error if it could not be graceful. The path is gone either way.
   void destroy();
 

@@ -49,7 +49,8 @@ typedef struct {
   bool app_send_buffers;      /**< sender_addr_list may name application memory (false: only 0, the
                                    provider's memory) */
   bool app_recv_buffers;      /**< recver_addr_list may name application memory */
-  bool one_sided;             /**< remote read, write and atomics (no provider has them yet) */
+  bool one_sided;             /**< takyonWrite, takyonRead and the 64-bit atomics on the peer's
+                                   receive buffers (takyon.h) */
   uint64_t max_message_bytes; /**< largest message; 0: as large as the buffers */
   const char *description;    /**< one line for people */
 } TakyonProviderInfo;

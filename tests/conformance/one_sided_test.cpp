@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// One-sided operations (takyon.h: takyonWrite, takyonRead, takyonAtomicFetchAdd,
+// takyonAtomicCompareSwap) on every provider: where the provider's row says one_sided, the bytes
+// and words they move are checked, atomics from both sides on one word add up, and bad offsets,
+// alignments and indices fail naming the problem; elsewhere every call is refused naming the
+// provider. The targets are the peer's receive buffers.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "conformance/two_sided.hpp"
+#include "takyon/takyon_providers.h"
+
+namespace takyon::test {
+namespace {
+
+constexpr uint64_t kBytes = 4096;
+constexpr uint64_t kWord = 3584;  // an 8-byte aligned word of the receive buffer, after the data
+
+std::byte pattern(uint64_t i, unsigned seed) {
+  return static_cast<std::byte>((i * 131U + seed * 7U + (i >> 8) * 17U) & 0xFFU);
+}
+
+void fill(std::byte* at, uint64_t bytes, unsigned seed) {
+  for (uint64_t i = 0; i < bytes; ++i) at[i] = pattern(i, seed);
+}
+
+/// Index of the first byte that differs from the pattern, or -1.
+int64_t first_wrong(const std::byte* at, uint64_t bytes, unsigned seed) {
+  for (uint64_t i = 0; i < bytes; ++i) {
+    if (at[i] != pattern(i, seed)) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+std::byte* send_buffer(TakyonPath* path) {
+  return reinterpret_cast<std::byte*>(path->attrs.sender_addr_list[0]);
+}
+std::byte* recv_buffer(TakyonPath* path) {
+  return reinterpret_cast<std::byte*>(path->attrs.recver_addr_list[0]);
+}
+
+bool one_sided(const char* provider_label) {
+  const TakyonProviderInfo* info = takyonFindProvider(provider_name(provider_label).c_str());
+  return info != nullptr && info->one_sided;
+}
+
+std::string error_of(TakyonPath* path) {
+  return path->attrs.error_message != nullptr ? path->attrs.error_message : "";
+}
+
+/// The TwoSided fixture, instantiated for the providers whose row says one_sided only.
+class OneSided : public TwoSided {};
+
+std::vector<ProviderParam> one_sided_params() {
+  std::vector<ProviderParam> out;
+  for (const ProviderParam& p : all_provider_params()) {
+    if (one_sided(p.provider)) out.push_back(p);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, OneSided, ::testing::ValuesIn(one_sided_params()), provider_param_name);
+
+TEST_P(OneSided, WriteReadAndAtomicsMoveTheBytes) {
+  const uint32_t id = new_id();
+  constexpr int kAdds = 2000;
+  run(
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        // A writes 1000 bytes into B's receive buffer at offset 100, then tells B with a message.
+        fill(send_buffer(p), 1000, 1);
+        TK_ASSERT(ep, takyonWrite(p, 0, 1000, 0, 100)) << error_of(p);
+        send_message(ep, p, 0, 8, 3000, 3000);
+        // B wrote 500 bytes at offset 1500 of its own receive buffer: A reads them back.
+        (void)recv_message(ep, p, 0);
+        TK_ASSERT(ep, takyonRead(p, 0, 500, 2000, 1500)) << error_of(p);
+        TK_EXPECT(ep, first_wrong(send_buffer(p) + 2000, 500, 2) < 0)
+            << "byte " << first_wrong(send_buffer(p) + 2000, 500, 2) << " of the read differs";
+        // Fetch-add from A while B adds to the same word locally: every fetched value is distinct
+        // and increasing, the total exact.
+        uint64_t last = 0;
+        bool increasing = true;
+        for (int i = 0; i < kAdds; ++i) {
+          uint64_t old = 0;
+          TK_ASSERT(ep, takyonAtomicFetchAdd(p, 0, kWord, 1, &old)) << error_of(p);
+          if (i > 0 && old <= last) increasing = false;
+          last = old;
+        }
+        TK_EXPECT(ep, increasing) << "a fetched value did not increase";
+        // Compare-and-swap: the first succeeds, the second finds the new value.
+        uint64_t old = 1;
+        TK_ASSERT(ep, takyonAtomicCompareSwap(p, 0, kWord + 8, 0, 77, &old)) << error_of(p);
+        TK_EXPECT(ep, old == 0) << "compare-and-swap found " << old << ", expected 0";
+        TK_ASSERT(ep, takyonAtomicCompareSwap(p, 0, kWord + 8, 0, 88, &old)) << error_of(p);
+        TK_EXPECT(ep, old == 77) << "the failing compare-and-swap found " << old << ", expected 77";
+        send_message(ep, p, 0, 8, 3000, 3000);
+        destroy_path(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        const Message note = recv_message(ep, p, 0);
+        TK_EXPECT(ep, note.bytes == 8 && note.offset == 3000) << note.bytes << " bytes at " << note.offset;
+        TK_EXPECT(ep, first_wrong(recv_buffer(p) + 100, 1000, 1) < 0)
+            << "byte " << first_wrong(recv_buffer(p) + 100, 1000, 1) << " of the write differs";
+        fill(recv_buffer(p) + 1500, 500, 2);
+        send_message(ep, p, 0, 8, 3000, 3000);
+        auto word = std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(recv_buffer(p) + kWord));
+        for (int i = 0; i < kAdds; ++i) word.fetch_add(1, std::memory_order_seq_cst);
+        (void)recv_message(ep, p, 0);
+        TK_EXPECT(ep, word.load() == 2 * static_cast<uint64_t>(kAdds))
+            << "the word holds " << word.load() << ", expected " << 2 * kAdds;
+        uint64_t swapped = 0;
+        std::memcpy(&swapped, recv_buffer(p) + kWord + 8, 8);
+        TK_EXPECT(ep, swapped == 77) << "the swapped word holds " << swapped;
+        destroy_path(ep, path);
+      });
+}
+
+TEST_P(TwoSided, OneSidedBadArgumentsAreErrors) {
+  const bool has = one_sided(provider());
+  struct Case {
+    const char* what;
+    std::function<bool(TakyonPath*)> call;
+    std::string expected;
+  };
+  const std::string no_ops = "has no one-sided operations";
+  const std::vector<Case> cases = {
+      {"write past the peer's buffer", [](TakyonPath* p) { return takyonWrite(p, 0, 100, 0, kBytes - 50); },
+       has ? "exceed the peer's receive buffer" : no_ops},
+      {"read past the local buffer", [](TakyonPath* p) { return takyonRead(p, 0, 100, kBytes - 50, 0); },
+       has ? "exceed send buffer" : no_ops},
+      {"misaligned atomic", [](TakyonPath* p) { return takyonAtomicFetchAdd(p, 0, 4, 1, nullptr); },
+       has ? "not 8-byte aligned" : no_ops},
+      {"atomic past the buffer",
+       [](TakyonPath* p) { return takyonAtomicCompareSwap(p, 0, kBytes, 0, 1, nullptr); },
+       has ? "exceed the peer's receive buffer" : no_ops},
+      {"buffer index out of range", [](TakyonPath* p) { return takyonWrite(p, 3, 8, 0, 0); },
+       has ? "buffer_index 3 is out of range" : no_ops},
+  };
+  for (const Case& c : cases) {
+    const uint32_t id = new_id();
+    run(
+        [&](Endpoint& ep) {
+          Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+          PathHandle path = create_path(ep, attrs);
+          const bool ok = c.call(path.get());
+          TK_EXPECT(ep, !ok) << c.what << " succeeded";
+          TK_EXPECT(ep, error_of(path.get()).find(c.expected) != std::string::npos)
+              << c.what << ": the error does not say '" << c.expected << "': " << error_of(path.get());
+          ep.notify_peer();
+          destroy_path(ep, path);  // forced: the path failed
+        },
+        [&](Endpoint& ep) {
+          Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+          PathHandle path = create_path(ep, attrs);
+          TK_EXPECT(ep, ep.wait_peer()) << "no word from endpoint A";
+          // A destroys its failed path forced: graceful or not (a socket provider reports the
+          // abrupt end), this destroy must only return.
+          (void)path.destroy();
+        });
+  }
+}
+
+TEST_P(OneSided, AfterThePeerLeftIsAnError) {
+  const uint32_t id = new_id();
+  run(
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TK_ASSERT(ep, takyonWrite(path.get(), 0, 8, 0, 0)) << error_of(path.get());
+        ep.notify_peer();
+        // B destroys its endpoint: a write that follows must fail, naming the departure.
+        bool failed = false;
+        const double give_up = now_s() + kDefaultTimeout;
+        while (!failed && now_s() < give_up) failed = !takyonWrite(path.get(), 0, 8, 0, 0);
+        TK_EXPECT(ep, failed) << "writes kept succeeding after the peer destroyed its endpoint";
+        TK_EXPECT(ep, error_of(path.get()).find("the peer destroyed its endpoint") != std::string::npos)
+            << error_of(path.get());
+        destroy_path(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TK_EXPECT(ep, ep.wait_peer()) << "no word from endpoint A";
+        destroy_path(ep, path);
+      });
+}
+
+}  // namespace
+}  // namespace takyon::test
