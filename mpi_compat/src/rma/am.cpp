@@ -360,9 +360,27 @@ bool progress_hook() {
   return moved;
 }
 
+inline void cpu_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+/// Waits until done() holds: a short spin first (a peer's counter or message is often a few hundred
+/// nanoseconds away; unless ranks outnumber the cores, where the peer needs this one's), then
+/// Engine::wait_until, which progresses everything and reports a dead peer.
 template <class Done>
 void wait_for(const Done& done) {
-  if (!done()) engine().wait_until(done);
+  if (done()) return;
+  if (!node_oversubscribed()) {
+    for (int i = 0; i < 512; ++i) {
+      cpu_pause();
+      if (done()) return;
+    }
+  }
+  engine().wait_until(done);
 }
 
 /// Waits for the replies of operations to `target` (-1: all) and hands them to their buffers.
@@ -495,7 +513,7 @@ bool integer_type(MPI_Datatype dt) {
 /// Spins (progressing the engine, which reports a dead peer) until `try_once` succeeds.
 template <class Try>
 void acquire(const Try& try_once) {
-  if (!try_once()) engine().wait_until(try_once);
+  wait_for(try_once);
 }
 
 void lock_accumulates(Window& w, int target) {
