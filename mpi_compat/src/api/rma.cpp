@@ -119,6 +119,14 @@ int op_entry(const char* fn, MPI_Win win, const OpArgs& a, MPI_Request* request)
   }
 }
 
+/// A request-based operation called with a NULL request.
+int null_request(const char* fn, MPI_Win win) {
+  return win_guarded(fn, win, [&]() -> int {
+    rma::check_win(win, fn);
+    fail(MPI_ERR_ARG, fn, "request is NULL (argument request)");
+  });
+}
+
 OpArgs put_args(Kind kind, const void* origin, std::size_t ocount, MPI_Datatype otype, int target,
                 MPI_Aint disp, std::size_t tcount, MPI_Datatype ttype) {
   OpArgs a;
@@ -509,8 +517,7 @@ TAKYON_MPI_WEAK_ALIAS(Put_c)
 extern "C" int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                          int target_rank, MPI_Aint target_disp, int target_count,
                          MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
-  if (request == nullptr)
-    return put("MPI_Rput", nullptr, -1, MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, win, nullptr);
+  if (request == nullptr) return null_request("MPI_Rput", win);
   return put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
              target_datatype, win, request);
 }
@@ -519,8 +526,7 @@ TAKYON_MPI_WEAK_ALIAS(Rput)
 extern "C" int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                            MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
-  if (request == nullptr)
-    return put("MPI_Rput_c", nullptr, -1, MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, win, nullptr);
+  if (request == nullptr) return null_request("MPI_Rput_c", win);
   return put("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
              target_datatype, win, request);
 }
@@ -544,8 +550,7 @@ TAKYON_MPI_WEAK_ALIAS(Get_c)
 extern "C" int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
                          MPI_Request* request) {
-  if (request == nullptr)
-    return get("MPI_Rget", nullptr, -1, MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, win, nullptr);
+  if (request == nullptr) return null_request("MPI_Rget", win);
   return get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
              target_datatype, win, request);
 }
@@ -554,8 +559,7 @@ TAKYON_MPI_WEAK_ALIAS(Rget)
 extern "C" int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                            MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
-  if (request == nullptr)
-    return get("MPI_Rget_c", nullptr, -1, MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, win, nullptr);
+  if (request == nullptr) return null_request("MPI_Rget_c", win);
   return get("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
              target_datatype, win, request);
 }
@@ -581,10 +585,7 @@ TAKYON_MPI_WEAK_ALIAS(Accumulate_c)
 extern "C" int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                 int target_rank, MPI_Aint target_disp, int target_count,
                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
-  if (request == nullptr) {
-    return accumulate("MPI_Raccumulate", nullptr, -1, MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, op, win,
-                      nullptr);
-  }
+  if (request == nullptr) return null_request("MPI_Raccumulate", win);
   return accumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, op, win, request);
 }
@@ -594,10 +595,7 @@ extern "C" int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_coun
                                   MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                                   MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                                   MPI_Win win, MPI_Request* request) {
-  if (request == nullptr) {
-    return accumulate("MPI_Raccumulate_c", nullptr, -1, MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, op,
-                      win, nullptr);
-  }
+  if (request == nullptr) return null_request("MPI_Raccumulate_c", win);
   return accumulate("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, op, win, request);
 }
@@ -629,10 +627,7 @@ extern "C" int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, M
                                     int target_rank, MPI_Aint target_disp, int target_count,
                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                                     MPI_Request* request) {
-  if (request == nullptr) {
-    return get_accumulate("MPI_Rget_accumulate", nullptr, -1, MPI_DATATYPE_NULL, nullptr, 0,
-                          MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, op, win, nullptr);
-  }
+  if (request == nullptr) return null_request("MPI_Rget_accumulate", win);
   return get_accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
                         result_count, result_datatype, target_rank, target_disp, target_count,
                         target_datatype, op, win, request);
@@ -644,10 +639,7 @@ extern "C" int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_
                                       MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                                       MPI_Win win, MPI_Request* request) {
-  if (request == nullptr) {
-    return get_accumulate("MPI_Rget_accumulate_c", nullptr, -1, MPI_DATATYPE_NULL, nullptr, 0,
-                          MPI_DATATYPE_NULL, 0, 0, 0, MPI_DATATYPE_NULL, op, win, nullptr);
-  }
+  if (request == nullptr) return null_request("MPI_Rget_accumulate_c", win);
   return get_accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr,
                         result_count, result_datatype, target_rank, target_disp, target_count,
                         target_datatype, op, win, request);

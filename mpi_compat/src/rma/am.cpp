@@ -114,19 +114,43 @@ void grant_locks(Window& w) {
   }
 }
 
+/// The bytes [lo, hi) that `count` items of a type (its extent and true bounds) starting at byte `off`
+/// cover; false where a bound overflows 64 bits.
+bool span_of(std::int64_t off, std::uint64_t count, std::int64_t extent, std::int64_t true_lb,
+             std::int64_t true_ub, std::int64_t& lo, std::int64_t& hi) {
+  if (count == 0) {
+    lo = hi = off;
+    return true;
+  }
+  std::int64_t reach = 0;  // from the first item's start to the last's (negative extents run down)
+  if (count - 1 > std::uint64_t(INT64_MAX) ||
+      __builtin_mul_overflow(std::int64_t(count - 1), extent, &reach)) {
+    return false;
+  }
+  const std::int64_t first = std::min<std::int64_t>(0, reach);
+  const std::int64_t last = std::max<std::int64_t>(0, reach);
+  return !__builtin_add_overflow(off, first, &lo) && !__builtin_add_overflow(lo, true_lb, &lo) &&
+         !__builtin_add_overflow(off, last, &hi) && !__builtin_add_overflow(hi, true_ub, &hi);
+}
+
 /// Where the operation's target data starts here; nullptr (and the error recorded) when any byte of
 /// it lies outside the window.
 char* target_address(Window& w, int origin, const Header& h) {
   if (h.count == 0) return w.base;
-  const std::int64_t span_lo = h.true_lb;
-  const std::int64_t span_hi = std::int64_t(h.count - 1) * h.extent + h.true_ub;
+  const std::string who =
+      "rank " + std::to_string(w.rank) + ": an operation from rank " + std::to_string(origin);
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
   if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-    const std::uintptr_t lo = std::uintptr_t(h.disp) + std::uintptr_t(span_lo);
-    const std::uintptr_t hi = std::uintptr_t(h.disp) + std::uintptr_t(span_hi);
-    // [lo, hi) may span adjacent attachments: walk from lo through the regions that cover it.
-    std::uintptr_t at = lo;
-    bool advanced = lo <= hi;
-    while (advanced && at < hi) {
+    // The displacement is an address; [lo, hi) may span adjacent attachments: walk from lo through
+    // the regions that cover it.
+    if (!span_of(std::int64_t(h.disp), h.count, h.extent, h.true_lb, h.true_ub, lo, hi) || lo < 0) {
+      record_error(w, origin, MPI_ERR_RMA_RANGE, who + " addresses memory outside any address");
+      return nullptr;
+    }
+    std::uintptr_t at = std::uintptr_t(lo);
+    bool advanced = true;
+    while (advanced && at < std::uintptr_t(hi)) {
       advanced = false;
       for (const auto& [start, len] : w.attached) {
         if (at >= start && at < start + len) {
@@ -136,17 +160,15 @@ char* target_address(Window& w, int origin, const Header& h) {
         }
       }
     }
-    if (lo <= hi && at >= hi) return reinterpret_cast<char*>(std::uintptr_t(h.disp));
-    record_error(w, origin, MPI_ERR_RMA_RANGE,
-                 "rank " + std::to_string(w.rank) + ": an operation from rank " + std::to_string(origin) +
-                     " addresses memory not attached to the dynamic window");
+    if (at >= std::uintptr_t(hi)) return reinterpret_cast<char*>(std::uintptr_t(h.disp));
+    record_error(w, origin, MPI_ERR_RMA_RANGE, who + " addresses memory not attached to the dynamic window");
     return nullptr;
   }
-  const std::int64_t off = std::int64_t(h.disp) * std::int64_t(w.disp_unit);
-  if (off + span_lo < 0 || off + span_hi > std::int64_t(w.bytes)) {
-    record_error(w, origin, MPI_ERR_RMA_RANGE,
-                 "rank " + std::to_string(w.rank) + ": an operation from rank " + std::to_string(origin) +
-                     " reaches outside the window");
+  std::int64_t off = 0;
+  if (__builtin_mul_overflow(std::int64_t(h.disp), std::int64_t(w.disp_unit), &off) ||
+      !span_of(off, h.count, h.extent, h.true_lb, h.true_ub, lo, hi) || lo < 0 ||
+      hi > std::int64_t(w.bytes)) {
+    record_error(w, origin, MPI_ERR_RMA_RANGE, who + " reaches outside the window");
     return nullptr;
   }
   return w.base + off;
@@ -306,6 +328,10 @@ void on_message(Window& w, int from, std::vector<char>& msg) {
     case Kind::kFence:
       note_remote_error(w, from, h, error_text);
       ++w.fence_arrivals[h.seq];
+      break;
+    case Kind::kFenceReport:
+      note_remote_error(w, from, h, error_text);
+      ++w.fence_reports[h.seq];
       break;
     case Kind::kFree:
       ++w.free_arrivals;
@@ -549,62 +575,6 @@ void unpack_result(const OpArgs& a, std::size_t bytes, const std::vector<char>& 
     unpack(scratch.data(), bytes, a.result_count, a.result_type, a.result);
 }
 
-/// Whether every element of the operation can take a CPU atomic (see window.hpp).
-bool atomic_elements(const Header& h, const std::vector<Block>& blocks, const char* at, std::size_t esize,
-                     MPI_Op op, MPI_Datatype basic) {
-  if (esize != 4 && esize != 8) return false;
-  if (op != MPI_REPLACE && op != MPI_NO_OP && !(op == MPI_SUM && integer_type(basic))) return false;
-  if (reinterpret_cast<std::uintptr_t>(at) % esize != 0 || std::uint64_t(h.extent) % esize != 0) return false;
-  return std::all_of(blocks.begin(), blocks.end(), [esize](const Block& b) {
-    return std::uint64_t(b.disp) % esize == 0 && b.len % esize == 0;
-  });
-}
-
-template <class T>
-T atomic_element(char* p, T value, MPI_Op op) {
-  auto ref = shared_ref<T>(p);
-  if (op == MPI_NO_OP) return ref.load(std::memory_order_acquire);
-  if (op == MPI_REPLACE) return ref.exchange(value, std::memory_order_acq_rel);
-  return ref.fetch_add(value, std::memory_order_acq_rel);
-}
-
-/// Accumulate / get_accumulate element by element with CPU atomics; `old` (may be null) gets the
-/// previous values packed.
-void accumulate_atomic(char* at, const Header& h, const std::vector<Block>& blocks, const char* data,
-                       char* old, std::size_t esize, MPI_Op op) {
-  for (std::uint64_t i = 0; i < h.count; ++i) {
-    char* item = at + std::int64_t(i) * h.extent;
-    for (const Block& b : blocks) {
-      for (std::uint64_t off = 0; off < b.len; off += esize) {
-        char* p = item + b.disp + std::int64_t(off);
-        if (esize == 8) {
-          std::uint64_t v = 0;
-          if (data != nullptr) std::memcpy(&v, data, 8);
-          const std::uint64_t prev = atomic_element<std::uint64_t>(p, v, op);
-          if (old != nullptr) std::memcpy(old, &prev, 8);
-        } else {
-          std::uint32_t v = 0;
-          if (data != nullptr) std::memcpy(&v, data, 4);
-          const std::uint32_t prev = atomic_element<std::uint32_t>(p, v, op);
-          if (old != nullptr) std::memcpy(old, &prev, 4);
-        }
-        if (data != nullptr) data += esize;
-        if (old != nullptr) old += esize;
-      }
-    }
-  }
-}
-
-template <class T>
-void cas_element(char* p, const char* value, const char* compare, char* old) {
-  T v;
-  T c;
-  std::memcpy(&v, value, sizeof v);
-  std::memcpy(&c, compare, sizeof c);
-  shared_ref<T>(p).compare_exchange_strong(c, v, std::memory_order_acq_rel, std::memory_order_acquire);
-  std::memcpy(old, &c, sizeof c);  // the value found: c is updated on failure, equal on success
-}
-
 /// Runs a checked operation on a direct window's mapped memory.
 void run_direct(Window& w, const OpArgs& a, Header h, const Type* tt, const std::vector<Block>& blocks,
                 std::size_t tbytes, std::size_t obytes, std::size_t rbytes) {
@@ -642,43 +612,25 @@ void run_direct(Window& w, const OpArgs& a, Header h, const Type* tt, const std:
       return;
     case Kind::kAcc:
     case Kind::kGetAcc: {
-      const auto basic = reinterpret_cast<MPI_Datatype>(static_cast<std::intptr_t>(h.basic));
-      const std::size_t esize = type_size(basic);
       const char* data = a.op == MPI_NO_OP ? nullptr : packed_origin(a, obytes, oscratch);
       char* old = a.kind == Kind::kGetAcc ? packed_result(a, rbytes, rscratch) : nullptr;
-      if (atomic_elements(h, blocks, at, esize, a.op, basic)) {
-        accumulate_atomic(at, h, blocks, data, old, esize, a.op);
-      } else {
-        lock_accumulates(w, a.target);
-        if (old != nullptr) gather(at, h, blocks.data(), old);
-        if (data != nullptr) accumulate_into(at, h, blocks.data(), data);
-        unlock_accumulates(w, a.target);
-      }
+      lock_accumulates(w, a.target);
+      if (old != nullptr) gather(at, h, blocks.data(), old);
+      if (data != nullptr) accumulate_into(at, h, blocks.data(), data);
+      unlock_accumulates(w, a.target);
       if (old != nullptr) unpack_result(a, rbytes, rscratch);
       return;
     }
     case Kind::kCas: {
       char* p = at + blocks[0].disp;
       const char* value = packed_origin(a, obytes, oscratch);
-      char compare_bytes[16];  // compare-and-swap takes types of at most 16 bytes (api/rma.cpp)
-      pack(a.compare, 1, a.origin_type, compare_bytes);
-      const char* compare = compare_bytes;
+      char compare[16];  // compare-and-swap takes types of at most 16 bytes (api/rma.cpp)
+      pack(a.compare, 1, a.origin_type, compare);
       char* old = packed_result(a, rbytes, rscratch);
-      const auto addr = reinterpret_cast<std::uintptr_t>(p);
-      if (obytes == 8 && addr % 8 == 0) {
-        cas_element<std::uint64_t>(p, value, compare, old);
-      } else if (obytes == 4 && addr % 4 == 0) {
-        cas_element<std::uint32_t>(p, value, compare, old);
-      } else if (obytes == 2 && addr % 2 == 0) {
-        cas_element<std::uint16_t>(p, value, compare, old);
-      } else if (obytes == 1) {
-        cas_element<std::uint8_t>(p, value, compare, old);
-      } else {
-        lock_accumulates(w, a.target);
-        std::memcpy(old, p, obytes);
-        if (std::memcmp(old, compare, obytes) == 0) std::memcpy(p, value, obytes);
-        unlock_accumulates(w, a.target);
-      }
+      lock_accumulates(w, a.target);
+      std::memcpy(old, p, obytes);
+      if (std::memcmp(old, compare, obytes) == 0) std::memcpy(p, value, obytes);
+      unlock_accumulates(w, a.target);
       unpack_result(a, rbytes, rscratch);
       return;
     }
@@ -764,17 +716,33 @@ void throttle(Window& w) {
 
 namespace {
 
+/// One word of an accumulate under the target's accumulate lock: MPI_SUM (integers), MPI_REPLACE or
+/// MPI_NO_OP; the previous value goes to `old` when it is not null.
+template <class T>
+void combine_word(char* at, const void* value, void* old, MPI_Op op) {
+  T prev;
+  std::memcpy(&prev, at, sizeof prev);
+  if (op != MPI_NO_OP) {
+    T v;
+    std::memcpy(&v, value, sizeof v);
+    const T next = op == MPI_REPLACE ? v : static_cast<T>(prev + v);
+    std::memcpy(at, &next, sizeof next);
+  }
+  if (old != nullptr) std::memcpy(old, &prev, sizeof prev);
+}
+
 /// The common small operation on a direct window, without the general path's bookkeeping: one
 /// predefined contiguous type on both sides, inside the window's bounds, in a lock or fence epoch.
 /// Returns false (nothing done) for anything else, which the general path checks and runs.
 bool issue_fast(Window& w, const OpArgs& a) {
   if (!w.direct || a.target < 0 || a.target >= w.size) return false;
   const auto t = std::size_t(a.target);
-  if (!w.lock_all && w.locked[t] == 0 && !w.fence_epoch) return false;
+  if (w.access || (!w.lock_all && w.locked[t] == 0 && !w.fence_epoch)) return false;  // PSCW: take_post
   const Type* tt = find_predefined(a.target_type);
   if (tt == nullptr || a.target_count > tt->max_items || a.disp < 0) return false;
   const std::size_t bytes = a.target_count * tt->size;
-  const std::int64_t off = std::int64_t(a.disp) * std::int64_t(w.units[t]);
+  std::int64_t off = 0;
+  if (__builtin_mul_overflow(std::int64_t(a.disp), std::int64_t(w.units[t]), &off)) return false;
   if (off > std::int64_t(w.sizes[t]) || std::int64_t(bytes) > std::int64_t(w.sizes[t]) - off) return false;
   char* at = w.bases[t] + off;
   switch (a.kind) {
@@ -803,32 +771,26 @@ bool issue_fast(Window& w, const OpArgs& a) {
         return false;
       if (a.op != MPI_REPLACE && a.op != MPI_NO_OP && !(a.op == MPI_SUM && integer_type(a.target_type)))
         return false;
-      if ((bytes != 4 && bytes != 8) || reinterpret_cast<std::uintptr_t>(at) % bytes != 0) return false;
-      const char* data = a.op == MPI_NO_OP ? nullptr : static_cast<const char*>(a.origin);
+      if (bytes != 4 && bytes != 8) return false;
+      lock_accumulates(w, a.target);
       if (bytes == 8) {
-        std::uint64_t v = 0;
-        if (data != nullptr) std::memcpy(&v, data, 8);
-        const std::uint64_t prev = atomic_element<std::uint64_t>(at, v, a.op);
-        if (fetch) std::memcpy(a.result, &prev, 8);
+        combine_word<std::uint64_t>(at, a.origin, fetch ? a.result : nullptr, a.op);
       } else {
-        std::uint32_t v = 0;
-        if (data != nullptr) std::memcpy(&v, data, 4);
-        const std::uint32_t prev = atomic_element<std::uint32_t>(at, v, a.op);
-        if (fetch) std::memcpy(a.result, &prev, 4);
+        combine_word<std::uint32_t>(at, a.origin, fetch ? a.result : nullptr, a.op);
       }
+      unlock_accumulates(w, a.target);
       return true;
     }
-    case Kind::kCas:
-      if (a.origin == nullptr || a.compare == nullptr || a.result == nullptr) return false;
-      if ((bytes != 4 && bytes != 8) || reinterpret_cast<std::uintptr_t>(at) % bytes != 0) return false;
-      if (bytes == 8) {
-        cas_element<std::uint64_t>(at, static_cast<const char*>(a.origin),
-                                   static_cast<const char*>(a.compare), static_cast<char*>(a.result));
-      } else {
-        cas_element<std::uint32_t>(at, static_cast<const char*>(a.origin),
-                                   static_cast<const char*>(a.compare), static_cast<char*>(a.result));
-      }
+    case Kind::kCas: {
+      if (a.origin == nullptr || a.compare == nullptr || a.result == nullptr || bytes > 16) return false;
+      char old[16];
+      lock_accumulates(w, a.target);
+      std::memcpy(old, at, bytes);
+      if (std::memcmp(old, a.compare, bytes) == 0) std::memcpy(at, a.origin, bytes);
+      unlock_accumulates(w, a.target);
+      std::memcpy(a.result, old, bytes);
       return true;
+    }
     default:
       return false;
   }
@@ -870,6 +832,17 @@ void issue(Window& w, const OpArgs& a, const char* fn, bool wait) {
                std::to_string(tbytes) + " bytes) differ in size");
     }
   }
+  // NULL with data of a predefined type (a derived one may hold absolute addresses, from MPI_BOTTOM).
+  auto null_buffer = [](const void* p, std::size_t bytes, MPI_Datatype dt) {
+    return p == nullptr && bytes > 0 && find_predefined(dt) != nullptr;
+  };
+  if (null_buffer(a.origin, obytes, a.origin_type)) fail(MPI_ERR_BUFFER, fn, "origin_addr is NULL");
+  if (has_reply(a.kind) && null_buffer(a.result, rbytes, a.result_type)) {
+    fail(MPI_ERR_BUFFER, fn, a.kind == Kind::kGet ? "origin_addr is NULL" : "result_addr is NULL");
+  }
+  if (a.kind == Kind::kCas && null_buffer(a.compare, obytes, a.origin_type)) {
+    fail(MPI_ERR_BUFFER, fn, "compare_addr is NULL");
+  }
   // An operation that moves no bytes does nothing, whatever its datatypes (MPICH's badrma).
   if (tbytes == 0 && obytes == 0 && rbytes == 0) return;
   Header h{};
@@ -898,16 +871,23 @@ void issue(Window& w, const OpArgs& a, const char* fn, bool wait) {
          "negative target displacement " + std::to_string(a.disp) + " (argument target_disp)");
   }
   if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC && a.target_count > 0 && tbytes > 0) {
-    const std::int64_t off = std::int64_t(a.disp) * std::int64_t(w.units[t]);
-    const std::int64_t lo = off + h.true_lb;
-    const std::int64_t hi = off + std::int64_t(a.target_count - 1) * h.extent + h.true_ub;
+    std::int64_t off = 0;
+    std::int64_t lo = 0;
+    std::int64_t hi = 0;
+    if (__builtin_mul_overflow(std::int64_t(a.disp), std::int64_t(w.units[t]), &off) ||
+        !span_of(off, a.target_count, h.extent, h.true_lb, h.true_ub, lo, hi)) {
+      fail(MPI_ERR_RMA_RANGE, fn,
+           "target_disp " + std::to_string(a.disp) +
+               " times the displacement unit, with the target data, overflows "
+               "64 bits");
+    }
     if (lo < 0 || hi > std::int64_t(w.sizes[t])) {
       fail(MPI_ERR_RMA_RANGE, fn,
            "the target data [" + std::to_string(lo) + ", " + std::to_string(hi) + ") lies outside " +
                rank_text(a.target) + "'s window of " + std::to_string(w.sizes[t]) + " bytes");
     }
   }
-  if (in_access && !w.fence_epoch && !w.lock_all && w.locked[t] == 0) take_post(w, a.target);
+  if (in_access) take_post(w, a.target);
   // Items of a contiguous type are one block: accumulates then combine it in one kernel call.
   std::vector<Block> target_blocks = tt->blocks;
   if (tt->contiguous && a.target_count > 1) {
@@ -976,6 +956,17 @@ void fence(Window& w, int assert_flags, const char* fn) {
   }
   wait_for([&w, seq] { return w.fence_arrivals[seq] >= w.size; });
   w.fence_arrivals.erase(seq);
+  if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    // Every origin's operations have run here now: report what they met before anyone returns.
+    for (int r = 0; r < w.size; ++r) {
+      const auto i = std::size_t(r);
+      send_control(w, r, Kind::kFenceReport, seq, 0, w.error_class_for[i], w.error_for[i]);
+      w.error_class_for[i] = 0;
+      w.error_for[i].clear();
+    }
+    wait_for([&w, seq] { return w.fence_reports[seq] >= w.size; });
+    w.fence_reports.erase(seq);
+  }
   w.fence_epoch = (assert_flags & MPI_MODE_NOSUCCEED) == 0;
   raise_remote(w, -1);
 }
@@ -995,6 +986,7 @@ void post(Window& w, MPI_Group group, int /*assert_flags*/, const char* fn) {
   }
   w.exposure_group = std::move(ranks);
   w.exposure = true;
+  w.fence_epoch = false;  // a fence's epoch ends where another synchronization begins
 }
 
 void start(Window& w, MPI_Group group, int /*assert_flags*/, const char* fn) {
@@ -1003,6 +995,7 @@ void start(Window& w, MPI_Group group, int /*assert_flags*/, const char* fn) {
     fail(MPI_ERR_RMA_SYNC, fn, "a lock epoch is open on the window");
   }
   w.access_group = window_ranks(w, group, fn);
+  w.fence_epoch = false;
   w.post_taken.assign(std::size_t(w.size), 0);
   w.access = true;
 }
@@ -1074,6 +1067,7 @@ void lock(Window& w, int lock_type, int target, int assert_flags, const char* fn
     wait_for([&w, t, want] { return w.grants[t] >= want; });
   }
   w.locked[t] = lock_type;
+  w.fence_epoch = false;
 }
 
 namespace {
@@ -1132,6 +1126,7 @@ void lock_all(Window& w, int assert_flags, const char* fn) {
     });
   }
   w.lock_all = true;
+  w.fence_epoch = false;
 }
 
 void unlock_all(Window& w, const char* fn) {

@@ -13,7 +13,9 @@
 //
 // Synchronization is messages too, ordered after the operations they close:
 //   fence          every rank sends kFence to every rank, then waits for all of them: a kFence from an
-//                  origin arrives after that origin's operations, so all of them have run here.
+//                  origin arrives after that origin's operations, so all of them have run here. On
+//                  dynamic windows (whose targets check addresses) a second round, kFenceReport,
+//                  carries what each origin's operations met back to it before the fence returns.
 //   PSCW           post -> kPost to each origin of the group; an origin's first operation to a target
 //                  (or its complete) waits for that target's kPost; complete -> kComplete; wait/test
 //                  consume one kComplete from each origin of the posted group.
@@ -37,11 +39,9 @@
 // at the origin on the mapped memory instead of as messages, and synchronization goes through the
 // segment's control area (Control; its counters are used through std::atomic_ref):
 //   put, get       memcpy (datatypes: through the flattened blocks), complete when the call returns
-//   accumulates    per element with CPU atomics for the 4- and 8-byte integers under MPI_SUM,
-//                  MPI_REPLACE and MPI_NO_OP (fetch_add, exchange, load), and compare-and-swap of
-//                  1, 2, 4 or 8 aligned bytes; any other under the target's accumulate lock. A
-//                  location takes one operation (the standard's accumulate_ops=same_op_no_op
-//                  default), so the two never meet on it.
+//   accumulates    every accumulate, get_accumulate, fetch_and_op and compare_and_swap under the
+//                  target's accumulate lock (a word of its control block), the reduction kernels
+//                  over whole blocks: atomic with respect to each other whatever the operations.
 //   lock           the target's lock word (exclusive bit, shared count); unlock and flush are
 //                  memory fences.
 //   fence          every rank publishes its fence count and waits for all to reach it.
@@ -90,6 +90,7 @@ enum class Kind : std::uint32_t {
   kPost,
   kComplete,
   kFence,
+  kFenceReport,
   kFree,
 };
 
@@ -203,6 +204,7 @@ struct Window {
   std::vector<std::string> remote_error;
   std::uint64_t fence_seq = 0;
   std::map<std::uint64_t, int> fence_arrivals;
+  std::map<std::uint64_t, int> fence_reports;  ///< dynamic windows: the fence's second round
   int free_arrivals = 0;
   std::uint32_t next_reply = 0;
   std::deque<Reply> replies;
