@@ -17,7 +17,7 @@
 static int rank_, size_;
 
 /* rc must be an error of class `expected`; prints "<what>: <class name>" from rank 0. */
-static void expect_class(const char *what, int rc, int expected, const char *name) {
+static void expect_rma_class(const char *what, int rc, int expected, const char *name) {
   int cls = -1;
   if (rc != MPI_SUCCESS) CHECK_MPI(MPI_Error_class(rc, &cls));
   if (cls != expected) {
@@ -38,21 +38,22 @@ static void argument_errors(void) {
   CHECK_MPI(MPI_Type_commit(&down));
   const int t = (rank_ + 1) % size_;
   CHECK_MPI(MPI_Win_lock_all(0, win));
-  expect_class("put with a negative extent below the window", MPI_Put(buf, 4, MPI_INT, t, 1, 4, down, win),
-               MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE");
-  expect_class("put whose displacement overflows",
-               MPI_Put(buf, 1, MPI_INT, t, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win), MPI_ERR_RMA_RANGE,
-               "MPI_ERR_RMA_RANGE");
-  expect_class("put from NULL", MPI_Put(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER,
-               "MPI_ERR_BUFFER");
-  expect_class("get into NULL", MPI_Get(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER,
-               "MPI_ERR_BUFFER");
-  expect_class("compare-and-swap with a NULL compare",
-               MPI_Compare_and_swap(buf, NULL, &got, MPI_INT, t, 0, win), MPI_ERR_BUFFER, "MPI_ERR_BUFFER");
-  expect_class("fetch-and-op into NULL", MPI_Fetch_and_op(buf, NULL, MPI_INT, t, 0, MPI_SUM, win),
-               MPI_ERR_BUFFER, "MPI_ERR_BUFFER");
-  expect_class("rput with a NULL request", MPI_Rput(buf, 1, MPI_INT, t, 0, 1, MPI_INT, win, NULL),
-               MPI_ERR_ARG, "MPI_ERR_ARG");
+  expect_rma_class("put with a negative extent below the window",
+                   MPI_Put(buf, 4, MPI_INT, t, 1, 4, down, win), MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE");
+  expect_rma_class("put whose displacement overflows",
+                   MPI_Put(buf, 1, MPI_INT, t, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win), MPI_ERR_RMA_RANGE,
+                   "MPI_ERR_RMA_RANGE");
+  expect_rma_class("put from NULL", MPI_Put(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER,
+                   "MPI_ERR_BUFFER");
+  expect_rma_class("get into NULL", MPI_Get(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER,
+                   "MPI_ERR_BUFFER");
+  expect_rma_class("compare-and-swap with a NULL compare",
+                   MPI_Compare_and_swap(buf, NULL, &got, MPI_INT, t, 0, win), MPI_ERR_BUFFER,
+                   "MPI_ERR_BUFFER");
+  expect_rma_class("fetch-and-op into NULL", MPI_Fetch_and_op(buf, NULL, MPI_INT, t, 0, MPI_SUM, win),
+                   MPI_ERR_BUFFER, "MPI_ERR_BUFFER");
+  expect_rma_class("rput with a NULL request", MPI_Rput(buf, 1, MPI_INT, t, 0, 1, MPI_INT, win, NULL),
+                   MPI_ERR_ARG, "MPI_ERR_ARG");
   (void)cmp;
   /* The window still works, and the negative extent within bounds too: items 3, 2, 1, 0. */
   CHECK_MPI(MPI_Put(buf, 4, MPI_INT, t, 3, 4, down, win));
