@@ -296,11 +296,19 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
     if (win == nullptr) fail(MPI_ERR_ARG, fn, "win is NULL");
     rma::Window& w = rma::check_win(*win, fn);
     MPI_Win handle = *win;
+    const MPI_Errhandler handler = w.errhandler;
     *win = MPI_WIN_NULL;
     try {
       rma::free_window(w, fn);
+    } catch (const MpiError& e) {
+      if (rma::find_win(handle) != nullptr) {  // still there: the call failed before freeing
+        *win = handle;
+        throw;
+      }
+      // Freed, but a delete callback failed: the window's own handler still takes the error.
+      return raise_win_error(handle, handler, e.error_class(), e.what());
     } catch (...) {
-      if (rma::find_win(handle) != nullptr) *win = handle;  // still there: the call failed before freeing
+      if (rma::find_win(handle) != nullptr) *win = handle;
       throw;
     }
     return MPI_SUCCESS;

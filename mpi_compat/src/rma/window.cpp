@@ -149,6 +149,14 @@ bool map_created(Window& w, const char* fn, const std::vector<std::uint64_t>& ad
   return true;
 }
 
+/// A handle no window had before: a freed window's handle never names a later window (as its address
+/// could), so using it stays MPI_ERR_WIN. Above the ABI's predefined handles (1..4095), 16 apart.
+MPI_Win next_handle() {
+  static std::uintptr_t next = 0x100000;
+  next += 16;
+  return reinterpret_cast<MPI_Win>(next);
+}
+
 }  // namespace
 
 Window* find_win(MPI_Win win) {
@@ -216,7 +224,7 @@ Window& create_window(const char* fn, int flavor, void* base, MPI_Aint size, MPI
   check_rc(PMPI_Comm_dup(comm, &dup), fn, "duplicating the communicator");
   PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   auto w = std::make_unique<Window>();
-  w->handle = reinterpret_cast<MPI_Win>(w.get());
+  w->handle = next_handle();
   w->comm = dup;
   w->info = find_comm(dup);
   w->rank = comm_rank(*w->info);

@@ -124,6 +124,20 @@ static inline const char *error_class_name(int cls) {
       return "MPI_ERR_NO_MEM";
     case MPI_ERR_CONVERSION:
       return "MPI_ERR_CONVERSION";
+    case MPI_ERR_WIN:
+      return "MPI_ERR_WIN";
+    case MPI_ERR_DISP:
+      return "MPI_ERR_DISP";
+    case MPI_ERR_LOCKTYPE:
+      return "MPI_ERR_LOCKTYPE";
+    case MPI_ERR_RMA_RANGE:
+      return "MPI_ERR_RMA_RANGE";
+    case MPI_ERR_RMA_SYNC:
+      return "MPI_ERR_RMA_SYNC";
+    case MPI_ERR_RMA_SHARED:
+      return "MPI_ERR_RMA_SHARED";
+    case MPI_ERR_RMA_ATTACH:
+      return "MPI_ERR_RMA_ATTACH";
     case MPI_ERR_UNSUPPORTED_DATAREP:
       return "MPI_ERR_UNSUPPORTED_DATAREP";
   }

@@ -16,17 +16,6 @@
 
 static int rank_, size_;
 
-/* rc must be an error of class `expected`; prints "<what>: <class name>" from rank 0. */
-static void expect_rma_class(const char *what, int rc, int expected, const char *name) {
-  int cls = -1;
-  if (rc != MPI_SUCCESS) CHECK_MPI(MPI_Error_class(rc, &cls));
-  if (cls != expected) {
-    fprintf(stderr, "rank %d: %s: error class %d, expected %s (%d)\n", rank_, what, cls, name, expected);
-    MPI_Abort(MPI_COMM_WORLD, 4);
-  }
-  if (rank_ == 0) printf("%s: %s\n", what, name);
-}
-
 static void argument_errors(void) {
   int *base = NULL;
   MPI_Win win;
@@ -38,22 +27,18 @@ static void argument_errors(void) {
   CHECK_MPI(MPI_Type_commit(&down));
   const int t = (rank_ + 1) % size_;
   CHECK_MPI(MPI_Win_lock_all(0, win));
-  expect_rma_class("put with a negative extent below the window",
-                   MPI_Put(buf, 4, MPI_INT, t, 1, 4, down, win), MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE");
-  expect_rma_class("put whose displacement overflows",
-                   MPI_Put(buf, 1, MPI_INT, t, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win), MPI_ERR_RMA_RANGE,
-                   "MPI_ERR_RMA_RANGE");
-  expect_rma_class("put from NULL", MPI_Put(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER,
-                   "MPI_ERR_BUFFER");
-  expect_rma_class("get into NULL", MPI_Get(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER,
-                   "MPI_ERR_BUFFER");
-  expect_rma_class("compare-and-swap with a NULL compare",
-                   MPI_Compare_and_swap(buf, NULL, &got, MPI_INT, t, 0, win), MPI_ERR_BUFFER,
-                   "MPI_ERR_BUFFER");
-  expect_rma_class("fetch-and-op into NULL", MPI_Fetch_and_op(buf, NULL, MPI_INT, t, 0, MPI_SUM, win),
-                   MPI_ERR_BUFFER, "MPI_ERR_BUFFER");
-  expect_rma_class("rput with a NULL request", MPI_Rput(buf, 1, MPI_INT, t, 0, 1, MPI_INT, win, NULL),
-                   MPI_ERR_ARG, "MPI_ERR_ARG");
+  expect_class("put with a negative extent below the window", MPI_Put(buf, 4, MPI_INT, t, 1, 4, down, win),
+               MPI_ERR_RMA_RANGE);
+  expect_class("put whose displacement overflows",
+               MPI_Put(buf, 1, MPI_INT, t, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+  expect_class("put from NULL", MPI_Put(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER);
+  expect_class("get into NULL", MPI_Get(NULL, 1, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_BUFFER);
+  expect_class("compare-and-swap with a NULL compare",
+               MPI_Compare_and_swap(buf, NULL, &got, MPI_INT, t, 0, win), MPI_ERR_BUFFER);
+  expect_class("fetch-and-op into NULL", MPI_Fetch_and_op(buf, NULL, MPI_INT, t, 0, MPI_SUM, win),
+               MPI_ERR_BUFFER);
+  expect_class("rput with a NULL request", MPI_Rput(buf, 1, MPI_INT, t, 0, 1, MPI_INT, win, NULL),
+               MPI_ERR_ARG);
   (void)cmp;
   /* The window still works, and the negative extent within bounds too: items 3, 2, 1, 0. */
   CHECK_MPI(MPI_Put(buf, 4, MPI_INT, t, 3, 4, down, win));
@@ -145,6 +130,36 @@ static void dynamic_miss(void) {
   free(all);
 }
 
+static int failing_delete(MPI_Win win, int keyval, void *value, void *extra) {
+  (void)win;
+  (void)keyval;
+  (void)value;
+  (void)extra;
+  return MPI_ERR_OTHER;
+}
+
+/* A freed window's handle stays invalid after another window is made (MPI_ERR_WIN, raised on
+ * MPI_COMM_WORLD's handler), and a failing delete callback at MPI_Win_free goes to the window's
+ * handler (MPI_ERRORS_RETURN here, while WORLD's is fatal). */
+static void handles(void) {
+  int mem[4];
+  MPI_Win first, second;
+  CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &first));
+  const MPI_Win stale = first;
+  CHECK_MPI(MPI_Win_free(&first));
+  CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &second));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  expect_class("fence on a freed window's handle", MPI_Win_fence(0, stale), MPI_ERR_WIN);
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  int keyval = MPI_KEYVAL_INVALID;
+  CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, failing_delete, &keyval, NULL));
+  CHECK_MPI(MPI_Win_set_attr(second, keyval, mem));
+  CHECK_MPI(MPI_Win_set_errhandler(second, MPI_ERRORS_RETURN));
+  expect_class("MPI_Win_free with a failing delete callback", MPI_Win_free(&second), MPI_ERR_OTHER);
+  CHECK(second == MPI_WIN_NULL);
+  CHECK_MPI(MPI_Win_free_keyval(&keyval));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -153,6 +168,7 @@ int main(int argc, char **argv) {
   fence_then_pscw(1);
   fence_then_pscw(0);
   dynamic_miss();
+  handles();
   if (rank_ == 0) printf("rma_errors: np %d ok\n", size_);
   MPI_Finalize();
   return 0;
