@@ -14,43 +14,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "peer_death.h"
 #include "test_util.h"
 
 enum { kCalls = 7, kBig = 4 << 20 };
-
-/* `rc` must be MPI_ERR_PROC_ABORTED with a message naming rank 1; returns 1 (one call checked). */
-static int expect_aborted(const char *what, int rc) {
-  int cls = -1;
-  CHECK(rc != MPI_SUCCESS);
-  CHECK_MPI(MPI_Error_class(rc, &cls));
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  CHECK_MPI(MPI_Error_string(rc, text, &len));
-  const int rank = world_rank();
-  if (cls != MPI_ERR_PROC_ABORTED || strstr(text, "rank 1") == NULL) {
-    printf(
-        "peer_aborted: FAILED: rank %d: %s: error class %d (expected MPI_ERR_PROC_ABORTED = %d), message "
-        "'%s'\n",
-        rank, what, cls, MPI_ERR_PROC_ABORTED, text);
-    fflush(stdout);
-    _exit(5);
-  }
-  fprintf(stderr, "rank %d: %s: %s\n", rank, what, text);
-  return 1;
-}
-
-/* MPI_Test until `req` completes (at most 1.5 s: the launcher kills the survivors 2 s after the death). */
-static void test_until_done(MPI_Request *req) {
-  for (int i = 0; i < 15000; ++i) {
-    int done = 0;
-    CHECK_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    usleep(100);
-  }
-  printf("peer_aborted: FAILED: rank %d: the report of a surviving rank did not complete\n", world_rank());
-  fflush(stdout);
-  _exit(6);
-}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -83,19 +50,22 @@ int main(int argc, char **argv) {
 
   int checked = 0, v = rank;
   MPI_Request req;
-  checked += expect_aborted("MPI_Recv from the dead rank",
-                            MPI_Recv(&v, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  checked += expect_peer_aborted("peer_aborted", "MPI_Recv from the dead rank",
+                                 MPI_Recv(&v, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   CHECK_MPI(MPI_Irecv(&v, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &req));
-  checked += expect_aborted("MPI_Wait on an MPI_Irecv from the dead rank", MPI_Wait(&req, MPI_STATUS_IGNORE));
-  checked += expect_aborted("MPI_Send of 4 MiB to the dead rank",
-                            MPI_Send(big, kBig, MPI_BYTE, 1, 4, MPI_COMM_WORLD));
-  checked += expect_aborted("MPI_Ssend to the dead rank", MPI_Ssend(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
-  checked += expect_aborted("MPI_Bcast from the dead root", MPI_Bcast(&v, 1, MPI_INT, 1, comms[0]));
-  checked += expect_aborted("MPI_Allreduce with the dead rank",
-                            MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, comms[1]));
+  checked += expect_peer_aborted("peer_aborted", "MPI_Wait on an MPI_Irecv from the dead rank",
+                                 MPI_Wait(&req, MPI_STATUS_IGNORE));
+  checked += expect_peer_aborted("peer_aborted", "MPI_Send of 4 MiB to the dead rank",
+                                 MPI_Send(big, kBig, MPI_BYTE, 1, 4, MPI_COMM_WORLD));
+  checked += expect_peer_aborted("peer_aborted", "MPI_Ssend to the dead rank",
+                                 MPI_Ssend(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+  checked += expect_peer_aborted("peer_aborted", "MPI_Bcast from the dead root",
+                                 MPI_Bcast(&v, 1, MPI_INT, 1, comms[0]));
+  checked += expect_peer_aborted("peer_aborted", "MPI_Allreduce with the dead rank",
+                                 MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, comms[1]));
   int rc = MPI_Ibarrier(comms[2], &req);
   if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
-  checked += expect_aborted("MPI_Ibarrier + MPI_Wait with the dead rank", rc);
+  checked += expect_peer_aborted("peer_aborted", "MPI_Ibarrier + MPI_Wait with the dead rank", rc);
   /* The survivors report to rank 0 with MPI_Test loops: a blocking wait that idles fails once any peer
    * has died (the engine's liveness check is not per operation). */
   if (rank == 0) {
@@ -103,7 +73,7 @@ int main(int argc, char **argv) {
     for (int r = 2; r < world_size(); ++r) {
       int n = 0;
       CHECK_MPI(MPI_Irecv(&n, 1, MPI_INT, r, 6, MPI_COMM_WORLD, &req));
-      test_until_done(&req);
+      test_until_done("peer_aborted", &req);
       total += n;
     }
     if (total == kCalls * (world_size() - 1)) {
@@ -113,7 +83,7 @@ int main(int argc, char **argv) {
     }
   } else {
     CHECK_MPI(MPI_Isend(&checked, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &req));
-    test_until_done(&req);
+    test_until_done("peer_aborted", &req);
   }
   fflush(stdout);
   fflush(stderr);

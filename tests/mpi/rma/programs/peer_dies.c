@@ -14,37 +14,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "../../p2p/programs/peer_death.h"
 #include "test_util.h"
-
-static int expect_aborted(const char *what, int rc) {
-  int cls = -1;
-  CHECK(rc != MPI_SUCCESS);
-  CHECK_MPI(MPI_Error_class(rc, &cls));
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  CHECK_MPI(MPI_Error_string(rc, text, &len));
-  if (cls != MPI_ERR_PROC_ABORTED || strstr(text, "rank 1") == NULL) {
-    printf(
-        "peer_dies: FAILED: rank %d: %s: error class %d (expected MPI_ERR_PROC_ABORTED = %d), message '%s'\n",
-        world_rank(), what, cls, MPI_ERR_PROC_ABORTED, text);
-    fflush(stdout);
-    _exit(5);
-  }
-  fprintf(stderr, "rank %d: %s: %s\n", world_rank(), what, text);
-  return 1;
-}
-
-static void test_until_done(MPI_Request *req) {
-  for (int i = 0; i < 15000; ++i) {
-    int done = 0;
-    CHECK_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    usleep(100);
-  }
-  printf("peer_dies: FAILED: rank %d: the report of a surviving rank did not complete\n", world_rank());
-  fflush(stdout);
-  _exit(6);
-}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -72,13 +43,16 @@ int main(int argc, char **argv) {
   }
   signal(SIGTERM, SIG_IGN);
   int checked = 0;
-  checked += expect_aborted("MPI_Win_lock of the dead rank (message window)",
-                            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, am));
-  checked += expect_aborted("MPI_Win_fence with the dead rank (message window)", MPI_Win_fence(0, am));
-  checked += expect_aborted("MPI_Win_fence with the dead rank (allocated window)", MPI_Win_fence(0, direct));
+  checked += expect_peer_aborted("peer_dies", "MPI_Win_lock of the dead rank (message window)",
+                                 MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, am));
+  checked += expect_peer_aborted("peer_dies", "MPI_Win_fence with the dead rank (message window)",
+                                 MPI_Win_fence(0, am));
+  checked += expect_peer_aborted("peer_dies", "MPI_Win_fence with the dead rank (allocated window)",
+                                 MPI_Win_fence(0, direct));
   if (rank == 0) {
-    checked += expect_aborted("MPI_Win_lock of memory the dead rank holds locked (allocated window)",
-                              MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, direct));
+    checked += expect_peer_aborted("peer_dies",
+                                   "MPI_Win_lock of memory the dead rank holds locked (allocated window)",
+                                   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, direct));
   }
   MPI_Request req;
   if (rank == 0) {
@@ -86,7 +60,7 @@ int main(int argc, char **argv) {
     for (int r = 2; r < world_size(); ++r) {
       int n = 0;
       CHECK_MPI(MPI_Irecv(&n, 1, MPI_INT, r, 6, MPI_COMM_WORLD, &req));
-      test_until_done(&req);
+      test_until_done("peer_dies", &req);
       total += n;
     }
     if (total == 4 + 3 * (world_size() - 2)) {
@@ -96,7 +70,7 @@ int main(int argc, char **argv) {
     }
   } else {
     CHECK_MPI(MPI_Isend(&checked, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &req));
-    test_until_done(&req);
+    test_until_done("peer_dies", &req);
   }
   fflush(stdout);
   fflush(stderr);
