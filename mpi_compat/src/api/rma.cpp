@@ -296,7 +296,7 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
     if (win == nullptr) fail(MPI_ERR_ARG, fn, "win is NULL");
     rma::Window& w = rma::check_win(*win, fn);
     MPI_Win handle = *win;
-    const MPI_Errhandler handler = w.errhandler;
+    MPI_Errhandler handler = w.errhandler;
     *win = MPI_WIN_NULL;
     try {
       rma::free_window(w, fn);
