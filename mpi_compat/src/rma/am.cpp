@@ -19,8 +19,6 @@
 
 namespace takyon::mpi::rma {
 
-std::vector<Window*> live_windows();  // rma/window.cpp
-
 namespace {
 
 bool has_reply(Kind k) {
@@ -249,13 +247,7 @@ void execute(Window& w, int origin, const Header& h, const WireBlock* blocks, co
   if (at != nullptr) {
     switch (h.kind) {
       case Kind::kPut:
-        for (std::uint64_t i = 0; i < h.count; ++i) {
-          char* item = at + std::int64_t(i) * h.extent;
-          for (std::uint64_t b = 0; b < h.nblocks; ++b) {
-            std::memcpy(item + blocks[b].disp, data, blocks[b].len);
-            data += blocks[b].len;
-          }
-        }
+        scatter(at, h, blocks, data);
         break;
       case Kind::kAcc:
       case Kind::kGetAcc:
@@ -377,7 +369,7 @@ bool progress_hook() {
   if (g_in_hook) return moved;
   g_in_hook = true;
   try {
-    for (Window* w : live_windows()) moved = service(*w) || moved;
+    for (const std::unique_ptr<Window>& w : live_windows()) moved = service(*w) || moved;
   } catch (...) {
     g_in_hook = false;
     throw;
@@ -595,17 +587,9 @@ void run_direct(Window& w, const OpArgs& a, Header h, const Type* tt, const std:
   }
   h.nblocks = blocks.size();
   switch (a.kind) {
-    case Kind::kPut: {
-      const char* data = packed_origin(a, obytes, oscratch);
-      for (std::uint64_t i = 0; i < h.count; ++i) {
-        char* item = at + std::int64_t(i) * h.extent;
-        for (const Block& b : blocks) {
-          std::memcpy(item + b.disp, data, b.len);
-          data += b.len;
-        }
-      }
+    case Kind::kPut:
+      scatter(at, h, blocks.data(), packed_origin(a, obytes, oscratch));
       return;
-    }
     case Kind::kGet:
       gather(at, h, blocks.data(), packed_result(a, rbytes, rscratch));
       unpack_result(a, rbytes, rscratch);
@@ -889,20 +873,22 @@ void issue(Window& w, const OpArgs& a, const char* fn, bool wait) {
   }
   if (in_access) take_post(w, a.target);
   // Items of a contiguous type are one block: accumulates then combine it in one kernel call.
-  std::vector<Block> target_blocks = tt->blocks;
+  const std::vector<Block>* target_blocks = &tt->blocks;
+  std::vector<Block> collapsed;
   if (tt->contiguous && a.target_count > 1) {
-    target_blocks.assign(1, Block{tt->lb, tbytes});
+    collapsed.assign(1, Block{tt->lb, tbytes});
+    target_blocks = &collapsed;
     h.count = 1;
     h.extent = std::int64_t(tbytes);
     h.true_ub = h.true_lb + std::int64_t(tbytes);
   }
   if (w.direct) {
-    run_direct(w, a, h, tt, target_blocks, tbytes, obytes, rbytes);
+    run_direct(w, a, h, tt, *target_blocks, tbytes, obytes, rbytes);
     return;
   }
   std::vector<WireBlock> blocks;
-  blocks.reserve(target_blocks.size());
-  for (const Block& b : target_blocks)
+  blocks.reserve(target_blocks->size());
+  for (const Block& b : *target_blocks)
     blocks.push_back(WireBlock{std::int64_t(b.disp), std::uint64_t(b.len)});
   const std::size_t data_bytes = a.kind == Kind::kCas ? 2 * obytes : obytes;
   if (has_reply(a.kind)) {

@@ -319,11 +319,8 @@ void free_window(Window& w, const char* fn) {
     fail(rc, fn, "an attribute's delete callback returned error code " + std::to_string(rc));
 }
 
-std::vector<Window*> live_windows() {
-  std::vector<Window*> out;
-  out.reserve(registry().size());
-  for (auto& w : registry()) out.push_back(w.get());
-  return out;
+const std::vector<std::unique_ptr<Window>>& live_windows() {
+  return registry();
 }
 
 }  // namespace takyon::mpi::rma

@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -225,6 +226,8 @@ struct Window {
 
 /// The live window behind a handle; nullptr for anything else (never dereferences the handle).
 Window* find_win(MPI_Win win);
+/// Every live window, in creation order (the progress hook serves them; it neither creates nor frees one).
+const std::vector<std::unique_ptr<Window>>& live_windows();
 /// find_win or MPI_ERR_WIN naming `fn`; also checks MPI is initialized.
 Window& check_win(MPI_Win win, const char* fn);
 
