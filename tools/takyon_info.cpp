@@ -73,17 +73,17 @@ void print_build() {
 
 void print_providers() {
   std::printf("\nProviders (takyon_providers.h)\n");
-  std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %-9s %s\n", "name", "reach",
+  std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %-9s %-9s %s\n", "name", "reach",
               "addressing", "built", "shares", "reliable", "connected", "direction", "stream", "app bufs",
-              "one-sided", "max message");
+              "one-sided", "piggyback", "max message");
   for (const TakyonProviderInfo& p : takyon::providers()) {
     const char* direction = p.sends && p.receives ? "both" : (p.sends ? "send" : "receive");
     std::string app = std::string(p.app_send_buffers ? "s" : "-") + (p.app_recv_buffers ? "r" : "-");
     std::string max = p.max_message_bytes == 0 ? "buffer" : std::to_string(p.max_message_bytes) + " B";
-    std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %-9s %s\n", p.name,
+    std::printf("  %-20s %-9s %-20s %-5s %-6s %-8s %-9s %-9s %-6s %-9s %-9s %-9s %s\n", p.name,
                 reach_name(p.reach), addressing_text(p.addressing).c_str(), yes(p.available),
                 yes(p.shares_buffers), yes(p.reliable), yes(p.connected), direction, yes(p.stream),
-                app.c_str(), yes(p.one_sided), max.c_str());
+                app.c_str(), yes(p.one_sided), yes(p.piggyback), max.c_str());
   }
   std::printf("  (app bufs: s = send, r = receive buffers may be application memory)\n");
   for (const TakyonProviderInfo& p : takyon::providers()) {

@@ -106,7 +106,7 @@ Status UcxContext::acquire(const std::string& tls, const std::string& provider, 
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-  params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP;
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
   params.mt_workers_shared = 1;  // paths (one worker each) may live in different threads
   ucp_context_h context = nullptr;
   status = ucp_init(&params, config, &context);

@@ -62,8 +62,10 @@ struct AmHeader {
   uint16_t flags;  // kPlaced
   uint64_t bytes;
   uint64_t offset;
+  uint32_t piggyback;  // takyonWritePiggyback's value
+  uint32_t reserved;
 };
-static_assert(sizeof(AmHeader) == 24);
+static_assert(sizeof(AmHeader) == 32);
 /// The message is already in the receive buffer: the sender, which maps it, copied it there before
 /// sending this header (no payload follows).
 constexpr uint16_t kPlaced = 1;
@@ -260,6 +262,7 @@ Status UcxEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
   state_.assign(nrecv, kEmpty);
   arrived_bytes_.assign(nrecv, 0);
   arrived_offset_.assign(nrecv, 0);
+  arrived_piggyback_.assign(nrecv, 0);
   recv_req_.assign(nrecv, nullptr);
   remote_busy_.assign(nsend, 0);
   send_req_.assign(nsend, nullptr);
@@ -268,7 +271,7 @@ Status UcxEndpoint::connect(const EndpointConfig& config, Deadline deadline) {
 }
 
 Status UcxEndpoint::send_hello() {
-  put(hello_header_, AmHeader{kHello, 0, 0, 0, 0});
+  put(hello_header_, AmHeader{kHello, 0, 0, 0, 0, 0, 0});
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   p.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -625,6 +628,7 @@ bool UcxEndpoint::unpack_keys(const PeerGreeting& peer, std::string& problem) {
       }
     }
     rkeys_.push_back(rkey);
+    if (i != 0) peer_recv_addr_.push_back(peer.recv_addr[i - 1]);
     const uint64_t raddr = i == 0 ? peer.head.control_addr : peer.recv_addr[i - 1];
     void* local = nullptr;
     if (i != 0 && bytes == 0) {
@@ -751,6 +755,7 @@ ucs_status_t UcxEndpoint::handle_data(const void* header, size_t header_length, 
   std::byte* dest = recv_regions_[b].addr + h.offset;
   arrived_bytes_[b] = h.bytes;
   arrived_offset_[b] = h.offset;
+  arrived_piggyback_[b] = h.piggyback;
   if (placed) {  // copied into place by the sender before it sent this header
     state_[b] = kArrived;
     return UCS_OK;
@@ -803,7 +808,7 @@ Status UcxEndpoint::send_credits() {
     // Reused while sends complete at once (they usually do): a pending send takes the header
     // with it, since UCX reads it until the send completes.
     std::vector<std::byte>& header = credit_header_;
-    const AmHeader h{kNoBuffer, static_cast<uint16_t>(n), 0, 0, 0};
+    const AmHeader h{kNoBuffer, static_cast<uint16_t>(n), 0, 0, 0, 0, 0};
     header.resize(sizeof(h) + 4 * n);
     std::memcpy(header.data(), &h, sizeof(h));
     std::memcpy(header.data() + sizeof(h), owed_credits_.data(), 4 * n);
@@ -824,8 +829,13 @@ Status UcxEndpoint::send_credits() {
 Status UcxEndpoint::send_am(int buffer, const SendArgs& args, bool placed) {
   std::byte* header = send_headers_[buffer].data();
   const size_t ncredits = std::min(owed_credits_.size(), kMaxPiggyback);
-  const AmHeader h{static_cast<uint32_t>(buffer), static_cast<uint16_t>(ncredits),
-                   placed ? kPlaced : uint16_t{0}, args.bytes, args.dest_offset};
+  const AmHeader h{static_cast<uint32_t>(buffer),
+                   static_cast<uint16_t>(ncredits),
+                   placed ? kPlaced : uint16_t{0},
+                   args.bytes,
+                   args.dest_offset,
+                   args.piggyback,
+                   0};
   std::memcpy(header, &h, sizeof(h));
   if (ncredits != 0) std::memcpy(header + sizeof(h), owed_credits_.data(), 4 * ncredits);
   const Region& region = send_regions_[buffer];
@@ -1031,6 +1041,9 @@ Status UcxEndpoint::peer_gone(Wait what, int buffer) {
     case Wait::kConnect:
       waiting = "UCX to connect";
       break;
+    case Wait::kOneSided:
+      waiting = "a one-sided operation to complete";
+      break;
   }
   if (buffer < 0)
     return TAKYON_FAIL(log_, Status::kDisconnected, "%s while waiting for %s", why.c_str(), waiting);
@@ -1048,11 +1061,12 @@ Status UcxEndpoint::send(const SendArgs& args) {
     // A small message travels inside the notification line: one cache line handed over, where
     // a message in the buffer costs the buffer's line too (the receiver copies it into place).
     if (args.bytes <= kInlineBytes) {
-      mailbox_->post_inline(k, send_regions_[k].addr + args.src_offset, args.bytes, args.dest_offset);
+      mailbox_->post_inline(k, send_regions_[k].addr + args.src_offset, args.bytes, args.dest_offset,
+                            args.piggyback);
       return Status::kOk;
     }
     std::memcpy(peer_recv_[k] + args.dest_offset, send_regions_[k].addr + args.src_offset, args.bytes);
-    mailbox_->post(k, args.bytes, args.dest_offset);
+    mailbox_->post(k, args.bytes, args.dest_offset, args.piggyback);
     return Status::kOk;
   }
   if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
@@ -1122,9 +1136,108 @@ Status UcxEndpoint::recv(int buffer, Deadline start, double finish_timeout, Recv
   if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
   out.bytes = arrived_bytes_[buffer];
   out.offset = arrived_offset_[buffer];
+  out.piggyback = arrived_piggyback_[buffer];
   state = kEmpty;
   owed_credits_.push_back(static_cast<uint32_t>(buffer));
   return Status::kOk;
+}
+
+// ----- one-sided operations ----------------------------------------------------------------------
+
+Status UcxEndpoint::check_peer(bool thorough) {
+  if (mailbox_ && mailbox_->peer_closing())
+    return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint (%s)",
+                       stream_.peer.c_str());
+  // The stream says when the peer left: read it now and then (it costs a system call).
+  const int64_t now = now_ns();
+  if (thorough || now >= next_stream_check_ns_) {
+    next_stream_check_ns_ = now + kStreamCheckNs;
+    if (check_stream() != Status::kOk) return log_.status();
+    if (peer_closed_) {
+      return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint (%s)",
+                         stream_.peer.c_str());
+    }
+    if (eof_) return TAKYON_FAIL(log_, Status::kDisconnected, "%s", gone_reason().c_str());
+  }
+  if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
+  return Status::kOk;
+}
+
+Status UcxEndpoint::finish_remote(void* request, const RemoteArgs& args, const char* what) {
+  if (UCS_PTR_IS_ERR(request)) {
+    return TAKYON_FAIL(log_, Status::kDisconnected, "%s to %s (buffer %d) failed: %s", what,
+                       stream_.peer.c_str(), args.buffer, ucs_text(UCS_PTR_STATUS(request)).c_str());
+  }
+  if (request == nullptr) return Status::kOk;
+  Status done = Status::kOk;
+  if (request_pending(request)) {
+    progress();
+    if (request_pending(request))
+      done = wait([&] { return !request_pending(request); }, args.finish, Wait::kOneSided, args.buffer);
+  }
+  const ucs_status_t ustatus = done == Status::kOk ? ucp_request_check_status(request) : UCS_OK;
+  ucp_request_free(request);  // one still pending is freed by UCX when it completes
+  if (done == Status::kTimedOut) {
+    return TAKYON_FAIL(log_, Status::kTimeout,
+                       "%s on buffer %d did not complete within send_finish_timeout (over a transport "
+                       "without remote memory access, the peer carries it out when it enters the library)",
+                       what, args.buffer);
+  }
+  if (done != Status::kOk) return done;
+  if (ustatus != UCS_OK) {
+    return TAKYON_FAIL(log_, Status::kDisconnected, "%s to %s (buffer %d) failed: %s", what,
+                       stream_.peer.c_str(), args.buffer, ucs_text(ustatus).c_str());
+  }
+  return Status::kOk;
+}
+
+Status UcxEndpoint::remote(const RemoteArgs& args) {
+  const auto k = static_cast<size_t>(args.buffer);
+  if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
+  ucp_rkey_h rkey = k + 1 < rkeys_.size() ? rkeys_[k + 1] : nullptr;
+  if (rkey == nullptr || k >= peer_recv_addr_.size()) {
+    if (args.bytes == 0) return Status::kOk;  // a zero-byte buffer: nothing to move
+    return TAKYON_FAIL(log_, Status::kUnsupported, "the peer's receive buffer %d has no UCX remote key",
+                       args.buffer);
+  }
+  const uint64_t raddr = peer_recv_addr_[k] + args.remote_offset;
+  std::byte* local = send_regions_[k].addr + args.local_offset;
+  ucp_request_param_t param{};
+  switch (args.op) {
+    case RemoteOp::kWrite: {
+      if (args.bytes > 0) {
+        void* put = ucp_put_nbx(ep_, local, args.bytes, raddr, rkey, &param);
+        if (finish_remote(put, args, "takyonWrite") != Status::kOk) return log_.status();
+      }
+      // Complete at the target, not only locally, before the call returns.
+      ucp_request_param_t flush_param{};
+      return finish_remote(ucp_ep_flush_nbx(ep_, &flush_param), args, "takyonWrite (flush)");
+    }
+    case RemoteOp::kRead:
+      if (args.bytes == 0) return Status::kOk;
+      return finish_remote(ucp_get_nbx(ep_, local, args.bytes, raddr, rkey, &param), args, "takyonRead");
+    case RemoteOp::kFetchAdd:
+    case RemoteOp::kCompareSwap: {
+      if (raddr % 8 != 0) {
+        return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                           "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit "
+                           "atomic; the buffer itself is not)",
+                           static_cast<unsigned long long>(args.remote_offset), args.buffer);
+      }
+      const bool add = args.op == RemoteOp::kFetchAdd;
+      // Add: the operand goes, the old value comes back. Compare-and-swap: the compare value goes,
+      // the reply buffer holds the new value going and the old value coming back.
+      uint64_t operand = add ? args.operand : args.compare;
+      *args.result = add ? 0 : args.operand;
+      param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+      param.datatype = ucp_dt_make_contig(8);
+      param.reply_buffer = args.result;
+      void* request = ucp_atomic_op_nbx(ep_, add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_CSWAP, &operand, 1,
+                                        raddr, rkey, &param);
+      return finish_remote(request, args, add ? "takyonAtomicFetchAdd" : "takyonAtomicCompareSwap");
+    }
+  }
+  return TAKYON_FAIL(log_, Status::kInvalidArgument, "unknown one-sided operation");
 }
 
 Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {

@@ -56,6 +56,16 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   Status is_send_finished(int buffer, Deadline finish) override;
   Status recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) override;
   Status destroy(bool graceful, Deadline deadline) override;
+  /// One-sided operations: the peer's receive buffer where UCX maps it (shared memory), else
+  /// remote() with ucp_put/ucp_get/ucp_atomic on the packed keys.
+  std::byte* peer_recv_memory(int buffer) override {
+    return peer_recv_.empty() ? nullptr : peer_recv_[static_cast<size_t>(buffer)];
+  }
+  Status remote(const RemoteArgs& args) override;
+  Status check_peer(bool thorough) override;
+  /// Unmapped buffers: ucp_put/get/atomic, which UCX may emulate with messages the peer's worker
+  /// must progress (TCP); counted as needing the peer unless every buffer is mapped.
+  [[nodiscard]] bool remote_needs_peer_call() const override { return peer_recv_.empty(); }
 
   /// "am" or "map": what connect() chose.
   [[nodiscard]] const char* protocol_name() const noexcept { return mapped_ ? "map" : "am"; }
@@ -70,7 +80,7 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
     UcxEndpoint* self;
     int buffer;
   };
-  enum class Wait { kMessage, kCredit, kSendDone, kClose, kConnect };
+  enum class Wait { kMessage, kCredit, kSendDone, kClose, kConnect, kOneSided };
 
   Status create_worker(size_t recv_buffers);
   Status map_region(std::byte* app_addr, uint64_t bytes, bool allocate, const char* what, Region& out);
@@ -92,6 +102,8 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   /// for the peer to progress just to connect, and a pair UCX cannot connect fails at create.
   Status confirm_connection(Deadline deadline, bool can_map);
   Status connect_timeout();
+  /// Waits for a request of a one-sided operation (nullptr or an error pointer: done already).
+  Status finish_remote(void* request, const RemoteArgs& args, const char* what);
 
   // Active-message protocol.
   static ucs_status_t on_data(void* arg, const void* header, size_t header_length, void* data, size_t length,
@@ -132,9 +144,10 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   std::vector<PageBuffer> owned_;
   std::vector<Region> send_regions_;
   std::vector<Region> recv_regions_;
-  Region control_;                     // mailbox header + slots (map protocol)
-  std::vector<ucp_rkey_h> rkeys_;      // the peer's control area, then its receive buffers
-  std::vector<std::byte*> peer_recv_;  // mapped peer receive buffers (map protocol)
+  Region control_;                        // mailbox header + slots (map protocol)
+  std::vector<ucp_rkey_h> rkeys_;         // the peer's control area, then its receive buffers
+  std::vector<std::byte*> peer_recv_;     // mapped peer receive buffers (map protocol)
+  std::vector<uint64_t> peer_recv_addr_;  // the peer's receive buffers in its address space
   std::unique_ptr<Mailbox> mailbox_;
 
   std::vector<uint64_t> recv_size_;
@@ -143,6 +156,7 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   std::vector<uint8_t> state_;
   std::vector<uint64_t> arrived_bytes_;
   std::vector<uint64_t> arrived_offset_;
+  std::vector<uint32_t> arrived_piggyback_;
   std::vector<void*> recv_req_;
   std::vector<uint32_t> owed_credits_;
   // Send side (am).

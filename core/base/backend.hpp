@@ -40,11 +40,28 @@ struct SendArgs {
   Deadline start;              ///< For the transfer to start (free remote buffer, credits, ...).
   double finish_timeout = -1;  ///< Seconds, counted from the start of the transfer.
   bool blocking = true;
+  uint32_t piggyback = 0;  ///< Carried with the notification (takyonWritePiggyback; 0 for takyonSend).
+};
+
+/// A one-sided operation the backend carries itself (where peer_recv_memory() maps nothing). The
+/// core has checked the buffer index, both sides' bounds and the offset's alignment.
+enum class RemoteOp { kWrite, kRead, kFetchAdd, kCompareSwap };
+struct RemoteArgs {
+  RemoteOp op = RemoteOp::kWrite;
+  int buffer = 0;              ///< This endpoint's send buffer, the peer's receive buffer.
+  uint64_t bytes = 0;          ///< Write and read; 8 for the atomics.
+  uint64_t local_offset = 0;   ///< In the send buffer (write: source, read: destination).
+  uint64_t remote_offset = 0;  ///< In the peer's receive buffer.
+  uint64_t operand = 0;        ///< Fetch-add: the addend; compare-and-swap: the new value.
+  uint64_t compare = 0;        ///< Compare-and-swap: the expected value.
+  uint64_t* result = nullptr;  ///< The atomics: the word's previous value (never null).
+  Deadline finish;             ///< For the operation to complete (send_finish_timeout).
 };
 
 struct RecvResult {
   uint64_t bytes = 0;
   uint64_t offset = 0;
+  uint32_t piggyback = 0;  ///< What the sender's notification carried.
 };
 
 /// The buffers of an endpoint once connected (what TakyonPath.attrs shows).
@@ -68,6 +85,12 @@ class Backend {
   /// One-sided operations (providers whose row says one_sided): where the peer's receive buffer
   /// `buffer` is mapped in this process; nullptr where it is not.
   virtual std::byte* peer_recv_memory(int /*buffer*/) { return nullptr; }
+  /// One-sided operations that peer_recv_memory() cannot map: the backend carries the operation to
+  /// the peer and returns once it is complete there (kOk), or an error (kTimeout past `finish`).
+  virtual Status remote(const RemoteArgs& /*args*/) { return Status::kUnsupported; }
+  /// Whether remote() needs the peer inside a call to complete (it carries the operation to the
+  /// peer's process rather than into its memory). Asked after create.
+  [[nodiscard]] virtual bool remote_needs_peer_call() const { return false; }
   /// Whether the peer is still there before a one-sided operation: kOk, or kDisconnected with the
   /// reason in the log. `thorough`: also ask whether its process lives (a system call; the core
   /// asks every so many operations).

@@ -69,14 +69,32 @@ constexpr TakyonProviderInfo info(const char* name, const char* peer, TakyonProv
                                   uint32_t addressing, bool available, bool shares_buffers, bool reliable,
                                   bool connected, bool sends, bool receives, bool stream, AppBuffers app,
                                   uint64_t max_bytes, const char* description) {
-  return {name,  peer,     reach,  addressing, available, shares_buffers,      reliable,  connected,
-          sends, receives, stream, app.send,   app.recv,  /*one_sided=*/false, max_bytes, description};
+  return {name,
+          peer,
+          reach,
+          addressing,
+          available,
+          shares_buffers,
+          reliable,
+          connected,
+          sends,
+          receives,
+          stream,
+          app.send,
+          app.recv,
+          /*one_sided=*/false,
+          max_bytes,
+          description,
+          /*piggyback=*/false,
+          /*zero_byte=*/true};
 }
 
-// A provider whose endpoints map the peer's receive buffers: takyonWrite, takyonRead and the atomics
-// work on them directly (Backend::peer_recv_memory).
+// A provider with takyonWrite, takyonRead and the atomics: on the peer's receive buffers directly
+// where they are mapped (Backend::peer_recv_memory), else carried to the peer (Backend::remote).
+// Such a provider also carries a piggyback value with each notification.
 constexpr TakyonProviderInfo one_sided(TakyonProviderInfo row) {
   row.one_sided = true;
+  row.piggyback = true;
   return row;
 }
 
@@ -97,11 +115,13 @@ constexpr BackendEntry kBackends[] = {
                     true, true, true, true, true, true, false, {false, false}, 0,
                     "processes of one OS sharing each buffer in shared memory; a send only signals")),
      kIdSpec, &InterProcessBackend::create_pointer},
-    {info("InterProcessSocket", "InterProcessSocket", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID, true, false,
-          true, true, true, true, true, kAnyMemory, 0, "processes of one OS over a Unix stream socket"),
+    {one_sided(info("InterProcessSocket", "InterProcessSocket", TAKYON_REACH_PROCESSES, TAKYON_ADDRESS_ID,
+                    true, false, true, true, true, true, true, kAnyMemory, 0,
+                    "processes of one OS over a Unix stream socket")),
      kIdSpec, &SocketBackend::create_inter_process},
-    {info("Socket", "Socket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_CLIENT_SERVER, true, false, true, true, true,
-          true, true, kAnyMemory, 0, "TCP between hosts; fixed port or one discovered from -ID"),
+    {one_sided(info("Socket", "Socket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_CLIENT_SERVER, true, false, true,
+                    true, true, true, true, kAnyMemory, 0,
+                    "TCP between hosts; fixed port or one discovered from -ID")),
      {kSocketFlags, kSocketKeys},
      &SocketBackend::create_tcp},
     {info("UnicastSendSocket", "UnicastRecvSocket", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_UNICAST, true, false,
@@ -124,9 +144,9 @@ constexpr BackendEntry kBackends[] = {
           "receives a multicast group's datagrams"),
      {kReuseFlag, kMulticastRecvKeys},
      &SocketBackend::create_multicast_recv},
-    {info("Ucx", "Ucx", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_ID | TAKYON_ADDRESS_CLIENT_SERVER, kHaveUcx, false,
-          true, true, true, true, false, kAnyMemory, 0,
-          "UCX: any transport it has (shared memory, TCP, RDMA); a send is a put"),
+    {one_sided(info("Ucx", "Ucx", TAKYON_REACH_HOSTS, TAKYON_ADDRESS_ID | TAKYON_ADDRESS_CLIENT_SERVER,
+                    kHaveUcx, false, true, true, true, true, false, kAnyMemory, 0,
+                    "UCX: any transport it has (shared memory, TCP, RDMA); a send is a put")),
      {kUcxFlags, kUcxKeys},
      kCreateUcx},
 };

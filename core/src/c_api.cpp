@@ -105,6 +105,26 @@ bool takyonRecv(TakyonPath* path, int buffer_index, uint64_t* bytes_ret, uint64_
   });
 }
 
+bool takyonRecvPiggyback(TakyonPath* path, int buffer_index, uint64_t* bytes_ret, uint64_t* offset_ret,
+                         uint32_t* piggyback_ret, bool* timed_out_ret) {
+  if (path == nullptr) return null_path("takyonRecvPiggyback");
+  return guarded("takyonRecvPiggyback", [&] {
+    return report(PathCore::from(path)->recv(buffer_index, bytes_ret, offset_ret, timed_out_ret != nullptr,
+                                             piggyback_ret, "takyonRecvPiggyback"),
+                  timed_out_ret);
+  });
+}
+
+bool takyonWritePiggyback(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t src_offset,
+                          uint64_t dest_offset, uint32_t piggyback, bool* timed_out_ret) {
+  if (path == nullptr) return null_path("takyonWritePiggyback");
+  return guarded("takyonWritePiggyback", [&] {
+    return report(PathCore::from(path)->write_piggyback(buffer_index, bytes, src_offset, dest_offset,
+                                                        piggyback, timed_out_ret != nullptr),
+                  timed_out_ret);
+  });
+}
+
 bool takyonWrite(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t src_offset,
                  uint64_t dest_offset) {
   if (path == nullptr) return null_path("takyonWrite");

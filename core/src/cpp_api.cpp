@@ -118,6 +118,14 @@ bool Path::send(int buffer, std::uint64_t bytes, std::uint64_t src_offset, std::
   return status == Status::kOk;
 }
 
+bool Path::write_piggyback(int buffer, std::uint64_t bytes, std::uint64_t src_offset,
+                           std::uint64_t dest_offset, std::uint32_t piggyback) {
+  PathCore& core = live(core_, "write_piggyback");
+  const Status status = core.write_piggyback(buffer, bytes, src_offset, dest_offset, piggyback, true);
+  throw_if_error(status, core);
+  return status == Status::kOk;
+}
+
 bool Path::is_send_finished(int buffer) {
   PathCore& core = live(core_, "is_send_finished");
   const Status status = core.is_send_finished(buffer, true, "takyonIsSendFinished");
@@ -128,7 +136,7 @@ bool Path::is_send_finished(int buffer) {
 std::optional<Received> Path::recv(int buffer) {
   PathCore& core = live(core_, "recv");
   Received out;
-  const Status status = core.recv(buffer, &out.bytes, &out.offset, true);
+  const Status status = core.recv(buffer, &out.bytes, &out.offset, true, &out.piggyback);
   throw_if_error(status, core);
   if (status == Status::kTimedOut) return std::nullopt;
   return out;
@@ -201,6 +209,12 @@ TakyonPath* Path::c_path() const noexcept {
 
 const TakyonProviderInfo* Path::provider() const noexcept {
   return core_ == nullptr ? nullptr : find_provider(core_->provider_info().name);
+}
+
+TakyonPathCapabilities Path::capabilities() const {
+  TakyonPathCapabilities out{};
+  live(core_, "capabilities").capabilities(out);
+  return out;
 }
 
 }  // namespace takyon

@@ -2,6 +2,7 @@
 // PathCore implementation: argument validation, dispatch, state, error reporting, verbosity.
 #include "path_core.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -239,9 +240,8 @@ Status PathCore::init(const TakyonPathAttributes& attrs) {
 }
 
 // The cold half of send(): finds which argument is wrong and reports it precisely.
-Status PathCore::reject_send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
-                             bool timed_out_wanted) {
-  static constexpr const char* kOp = "takyonSend";
+Status PathCore::reject_send(const char* kOp, int buffer, uint64_t bytes, uint64_t src_offset,
+                             uint64_t dest_offset, bool timed_out_wanted) {
   const TakyonPathAttributes& a = c_.attrs;
   if (failed_) {
     return reject_failed_path(kOp, buffer);
@@ -287,19 +287,19 @@ Status PathCore::reject_send(int buffer, uint64_t bytes, uint64_t src_offset, ui
   return failed(kOp, buffer, Status::kInvalidArgument);
 }
 
-Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
-                      bool timed_out_wanted) {
+Status PathCore::send_as(const char* op, int buffer, uint64_t bytes, uint64_t src_offset,
+                         uint64_t dest_offset, bool timed_out_wanted, uint32_t piggyback) {
   // One cheap test per argument on the hot path; reject_send() says which one failed and why.
   if (failed_ || (!timed_out_wanted && !send_timeouts_forever_) ||
       static_cast<unsigned>(buffer) >= static_cast<unsigned>(send_bytes_.size())) [[unlikely]] {
-    return reject_send(buffer, bytes, src_offset, dest_offset, timed_out_wanted);
+    return reject_send(op, buffer, bytes, src_offset, dest_offset, timed_out_wanted);
   }
   const uint64_t size = send_bytes_[buffer];
   const uint64_t remote = remote_recv_bytes_[buffer];
   if (src_offset > size || bytes > size - src_offset || dest_offset > remote ||
       bytes > remote - dest_offset || (shares_buffers_ && src_offset != dest_offset) ||
       in_flight_[buffer] != 0) [[unlikely]] {
-    return reject_send(buffer, bytes, src_offset, dest_offset, timed_out_wanted);
+    return reject_send(op, buffer, bytes, src_offset, dest_offset, timed_out_wanted);
   }
   const TakyonPathAttributes& a = c_.attrs;
   SendArgs args;
@@ -310,12 +310,13 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
   args.start = Deadline::after(a.send_start_timeout);
   args.finish_timeout = a.send_finish_timeout;
   args.blocking = blocking_send_;
+  args.piggyback = piggyback;
   const Status status = backend_->send(args);
   if (status < Status::kOk) [[unlikely]] {
     TAKYON_FRAME(log_, "sending %llu bytes from offset %llu to offset %llu",
                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(src_offset),
                  static_cast<unsigned long long>(dest_offset));
-    return failed("takyonSend", buffer, status);
+    return failed(op, buffer, status);
   }
   if (status == Status::kOk && !blocking_send_) in_flight_[buffer] = 1;
   if (trace_send_recv_) [[unlikely]] {
@@ -330,6 +331,24 @@ Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t 
     std::fflush(stdout);
   }
   return status;
+}
+
+Status PathCore::send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                      bool timed_out_wanted) {
+  return send_as("takyonSend", buffer, bytes, src_offset, dest_offset, timed_out_wanted, 0);
+}
+
+Status PathCore::write_piggyback(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                                 uint32_t piggyback, bool timed_out_wanted) {
+  static constexpr const char* kOp = "takyonWritePiggyback";
+  if (!failed_ && !entry_->info.piggyback) {
+    (void)TAKYON_FAIL(log_, Status::kUnsupported,
+                      "provider %s has no piggyback writes (its row of the provider table says piggyback "
+                      "false; takyon-info lists the providers that have them)",
+                      entry_->info.name);
+    return failed(kOp, buffer, Status::kUnsupported);
+  }
+  return send_as(kOp, buffer, bytes, src_offset, dest_offset, timed_out_wanted, piggyback);
 }
 
 Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char* api_name) {
@@ -390,18 +409,34 @@ Status PathCore::one_sided(const char* operation, int buffer, uint64_t bytes, ui
   // a system call, every 1024th operation).
   const Status peer = backend_->check_peer((one_sided_ops_++ & 1023) == 0);
   if (peer < Status::kOk) return failed(operation, buffer, peer);
-  remote = backend_->peer_recv_memory(buffer);
-  if (remote == nullptr) {
-    (void)TAKYON_FAIL(log_, Status::kUnsupported, "the peer's receive buffer %d is not mapped here", buffer);
-    return failed(operation, buffer, Status::kUnsupported);
-  }
+  remote = backend_->peer_recv_memory(buffer);  // nullptr: the backend carries the operation
   return Status::kOk;
 }
 
+Status PathCore::carry(const char* operation, const RemoteArgs& args) {
+  const Status status = backend_->remote(args);
+  if (status == Status::kOk) return status;
+  if (status == Status::kUnsupported && log_.cause().empty()) {
+    (void)TAKYON_FAIL(log_, Status::kUnsupported, "the peer's receive buffer %d is not mapped here",
+                      args.buffer);
+  }
+  return failed(operation, args.buffer, status < Status::kOk ? status : Status::kTimeout);
+}
+
 Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset) {
+  static constexpr const char* kOp = "takyonWrite";
   std::byte* remote = nullptr;
-  const Status status = one_sided("takyonWrite", buffer, bytes, dest_offset, true, src_offset, remote);
+  const Status status = one_sided(kOp, buffer, bytes, dest_offset, true, src_offset, remote);
   if (status != Status::kOk) return status;
+  if (remote == nullptr) {
+    RemoteArgs args{.op = RemoteOp::kWrite,
+                    .buffer = buffer,
+                    .bytes = bytes,
+                    .local_offset = src_offset,
+                    .remote_offset = dest_offset,
+                    .finish = finish_deadline()};
+    return carry(kOp, args);
+  }
   // memmove: where the provider shares buffers, both sides' buffer is one memory.
   std::memmove(remote + dest_offset, backend_->buffers().send[buffer] + src_offset, bytes);
   std::atomic_thread_fence(std::memory_order_release);
@@ -409,9 +444,19 @@ Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t
 }
 
 Status PathCore::read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset) {
+  static constexpr const char* kOp = "takyonRead";
   std::byte* remote = nullptr;
-  const Status status = one_sided("takyonRead", buffer, bytes, remote_offset, true, local_offset, remote);
+  const Status status = one_sided(kOp, buffer, bytes, remote_offset, true, local_offset, remote);
   if (status != Status::kOk) return status;
+  if (remote == nullptr) {
+    RemoteArgs args{.op = RemoteOp::kRead,
+                    .buffer = buffer,
+                    .bytes = bytes,
+                    .local_offset = local_offset,
+                    .remote_offset = remote_offset,
+                    .finish = finish_deadline()};
+    return carry(kOp, args);
+  }
   std::atomic_thread_fence(std::memory_order_acquire);
   std::memmove(backend_->buffers().send[buffer] + local_offset, remote + remote_offset, bytes);
   return Status::kOk;
@@ -421,37 +466,65 @@ Status PathCore::atomic_word(const char* operation, int buffer, uint64_t offset,
   std::byte* remote = nullptr;
   const Status status = one_sided(operation, buffer, 8, offset, false, 0, remote);
   if (status != Status::kOk) return status;
+  // Where the peer's buffer is not mapped here, the offset must be aligned (the backend checks the
+  // address itself, which only the peer may know).
   if ((reinterpret_cast<std::uintptr_t>(remote) + offset) % 8 != 0) {
     (void)TAKYON_FAIL(log_, Status::kInvalidArgument,
                       "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit atomic)",
                       static_cast<unsigned long long>(offset), buffer);
     return failed(operation, buffer, Status::kInvalidArgument);
   }
-  word = reinterpret_cast<uint64_t*>(remote + offset);
+  word = remote == nullptr ? nullptr : reinterpret_cast<uint64_t*>(remote + offset);
   return Status::kOk;
 }
 
 Status PathCore::fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old) {
+  static constexpr const char* kOp = "takyonAtomicFetchAdd";
   uint64_t* word = nullptr;
-  const Status status = atomic_word("takyonAtomicFetchAdd", buffer, offset, word);
+  const Status status = atomic_word(kOp, buffer, offset, word);
   if (status != Status::kOk) return status;
-  const uint64_t previous = std::atomic_ref<uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+  uint64_t previous = 0;
+  if (word == nullptr) {
+    RemoteArgs args{.op = RemoteOp::kFetchAdd,
+                    .buffer = buffer,
+                    .bytes = 8,
+                    .remote_offset = offset,
+                    .operand = add,
+                    .result = &previous,
+                    .finish = finish_deadline()};
+    if (carry(kOp, args) != Status::kOk) return log_.status();
+  } else {
+    previous = std::atomic_ref<uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+  }
   if (old != nullptr) *old = previous;
   return Status::kOk;
 }
 
 Status PathCore::compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old) {
+  static constexpr const char* kOp = "takyonAtomicCompareSwap";
   uint64_t* word = nullptr;
-  const Status status = atomic_word("takyonAtomicCompareSwap", buffer, offset, word);
+  const Status status = atomic_word(kOp, buffer, offset, word);
   if (status != Status::kOk) return status;
   uint64_t expected = compare;
-  std::atomic_ref<uint64_t>(*word).compare_exchange_strong(expected, swap, std::memory_order_seq_cst);
+  if (word == nullptr) {
+    RemoteArgs args{.op = RemoteOp::kCompareSwap,
+                    .buffer = buffer,
+                    .bytes = 8,
+                    .remote_offset = offset,
+                    .operand = swap,
+                    .compare = compare,
+                    .result = &expected,
+                    .finish = finish_deadline()};
+    if (carry(kOp, args) != Status::kOk) return log_.status();
+  } else {
+    std::atomic_ref<uint64_t>(*word).compare_exchange_strong(expected, swap, std::memory_order_seq_cst);
+  }
   if (old != nullptr) *old = expected;  // the value found (equal to compare when it swapped)
   return Status::kOk;
 }
 
-Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted) {
-  static constexpr const char* kOp = "takyonRecv";
+Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted,
+                      uint32_t* piggyback, const char* kOp) {
   if (failed_ || (!timed_out_wanted && !recv_timeouts_forever_) ||
       static_cast<unsigned>(buffer) >= static_cast<unsigned>(recv_bytes_.size())) [[unlikely]] {
     const TakyonPathAttributes& a = c_.attrs;
@@ -473,6 +546,7 @@ Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_
   if (status == Status::kOk) {
     if (bytes != nullptr) *bytes = result.bytes;
     if (offset != nullptr) *offset = result.offset;
+    if (piggyback != nullptr) *piggyback = result.piggyback;
   }
   if (trace_send_recv_) [[unlikely]] {
     if (status == Status::kOk) {
@@ -486,6 +560,26 @@ Status PathCore::recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_
     std::fflush(stdout);
   }
   return status;
+}
+
+void PathCore::capabilities(TakyonPathCapabilities& out) const {
+  const TakyonProviderInfo& row = entry_->info;
+  uint64_t largest = 0;  // the largest transfer any buffer pair allows
+  for (size_t i = 0; i < send_bytes_.size(); ++i)
+    largest = std::max(largest, std::min(send_bytes_[i], remote_recv_bytes_[i]));
+  out = TakyonPathCapabilities{};
+  out.sends = row.sends && !send_bytes_.empty();
+  out.receives = row.receives && !recv_bytes_.empty();
+  out.write = row.one_sided && out.sends;
+  out.read = row.one_sided && out.sends;
+  out.piggyback = row.piggyback && out.sends;
+  out.atomics = row.one_sided && out.sends;
+  out.unreliable = !row.reliable;
+  out.zero_byte = row.zero_byte;
+  out.one_sided_needs_peer_call = out.write && backend_ != nullptr && backend_->remote_needs_peer_call();
+  out.max_message_bytes =
+      row.max_message_bytes == 0 ? largest : std::min<uint64_t>(largest, row.max_message_bytes);
+  out.max_one_sided_bytes = out.write ? largest : 0;
 }
 
 std::string PathCore::destroy() {

@@ -12,6 +12,7 @@
 #include "error_log.hpp"
 #include "provider_string.hpp"
 #include "takyon/takyon.h"
+#include "takyon/takyon_providers.h"
 
 namespace takyon::detail {
 
@@ -30,8 +31,16 @@ class PathCore {
   /// kOk, kTimedOut, or an error (recorded, path failed). `timed_out_wanted`: the caller can
   /// receive a timeout (C: timed_out_ret != NULL).
   Status send(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool timed_out_wanted);
+  /// A send whose notification carries `piggyback` (takyonWritePiggyback), on providers whose row
+  /// says piggyback.
+  Status write_piggyback(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                         uint32_t piggyback, bool timed_out_wanted);
   Status is_send_finished(int buffer, bool timed_out_wanted, const char* api_name);
-  Status recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted);
+  /// `piggyback` (may be null) gets the value the message carried (0 from takyonSend).
+  Status recv(int buffer, uint64_t* bytes, uint64_t* offset, bool timed_out_wanted,
+              uint32_t* piggyback = nullptr, const char* api_name = "takyonRecv");
+  /// What this path can do (takyon_providers.h: TakyonPathCapabilities).
+  void capabilities(TakyonPathCapabilities& out) const;
   /// One-sided operations (takyon.h): complete when they return; kOk or an error (path failed).
   Status write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset);
   Status read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset);
@@ -58,18 +67,27 @@ class PathCore {
   /// Records a failure of `operation`: marks the path failed, formats the message into the C
   /// error buffer, prints and aborts as asked. Returns `status`.
   Status failed(const char* operation, int buffer, Status status);
-  [[gnu::cold, gnu::noinline]] Status reject_send(int buffer, uint64_t bytes, uint64_t src_offset,
-                                                  uint64_t dest_offset, bool timed_out_wanted);
+  Status send_as(const char* op, int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset,
+                 bool timed_out_wanted, uint32_t piggyback);
+  [[gnu::cold, gnu::noinline]] Status reject_send(const char* op, int buffer, uint64_t bytes,
+                                                  uint64_t src_offset, uint64_t dest_offset,
+                                                  bool timed_out_wanted);
   /// Any call but destroy on a failed path: says so, quoting the first error.
   Status reject_failed_path(const char* operation, int buffer);
   Status check_buffer(const char* operation, const char* which, int buffer, int count);
   /// The checks every one-sided operation shares (path state, provider, buffer, the peer's bytes
   /// [remote_offset, + bytes) and, when local, this endpoint's [local_offset, + bytes), the peer);
-  /// sets `remote` to the peer's receive buffer as mapped here.
+  /// sets `remote` to the peer's receive buffer as mapped here, or nullptr where the backend carries
+  /// the operation (carry()).
   Status one_sided(const char* operation, int buffer, uint64_t bytes, uint64_t remote_offset, bool local,
                    uint64_t local_offset, std::byte*& remote);
-  /// The word of an atomic: one_sided() plus its alignment.
+  /// The word of an atomic: one_sided() plus its alignment (nullptr: not mapped here).
   Status atomic_word(const char* operation, int buffer, uint64_t offset, uint64_t*& word);
+  /// Hands a one-sided operation to the backend (Backend::remote), bounded by send_finish_timeout.
+  Status carry(const char* operation, const RemoteArgs& args);
+  [[nodiscard]] Deadline finish_deadline() const noexcept {
+    return Deadline::after(c_.attrs.send_finish_timeout);
+  }
   Status check_timed_out_ret(const char* operation, bool wanted, double start, double finish,
                              const char* start_name, const char* finish_name);
 

@@ -60,4 +60,10 @@ TAKYON_API const TakyonProviderInfo* takyonPathProvider(const TakyonPath* path) 
   return takyon::find_provider(info.name);
 }
 
+TAKYON_API bool takyonPathCapabilities(const TakyonPath* path, TakyonPathCapabilities* caps_ret) {
+  if (path == nullptr || path->private_path == nullptr || caps_ret == nullptr) return false;
+  static_cast<const takyon::detail::PathCore*>(path->private_path)->capabilities(*caps_ret);
+  return true;
+}
+
 }  // extern "C"

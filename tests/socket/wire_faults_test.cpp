@@ -28,8 +28,10 @@ struct Frame {
   uint64_t offset;
   uint32_t ncredits;
   uint32_t credit0;
+  uint32_t piggyback;
+  uint32_t reserved;
 };
-static_assert(sizeof(Frame) == 32);
+static_assert(sizeof(Frame) == 40);
 
 bool write_all(int fd, const void* data, size_t n) {
   const auto* p = static_cast<const char*>(data);
@@ -58,7 +60,7 @@ void fake_endpoint_a(int listener, const std::vector<char>& after) {
   const int fd = accept(listener, nullptr, nullptr);
   if (fd < 0) return;
   std::vector<char> greeting(24 + 16);
-  std::memcpy(greeting.data(), "TAKYONS1", 8);
+  std::memcpy(greeting.data(), "TAKYONS2", 8);
   const uint32_t header[4] = {'A', 1, 1, 0};
   std::memcpy(greeting.data() + 8, header, sizeof(header));
   const uint64_t sizes[2] = {4096, 4096};
@@ -91,14 +93,23 @@ class WireFaults : public ::testing::TestWithParam<bool> {};
 
 TEST_P(WireFaults, ReceiverReportsEachAndDeliversNothing) {
   const std::vector<WireCase> cases = {
-      {"closes mid-message", frame_bytes({1, 0, 1000, 0, 0, 0}, 100), {"middle of a message", "100 of 1000"}},
+      {"closes mid-message",
+       frame_bytes({1, 0, 1000, 0, 0, 0, 0, 0}, 100),
+       {"middle of a message", "100 of 1000"}},
       {"closes mid-header", std::vector<char>(10, 'h'), {"middle of a frame header"}},
       {"closes without a close frame", {}, {"without destroying"}},
-      {"buffer out of range", frame_bytes({1, 5, 10, 0, 0, 0}, 10), {"buffer 5"}},
-      {"overflows the buffer", frame_bytes({1, 0, 4000, 200, 0, 0}, 10), {"4000", "offset 200", "4096"}},
-      {"unknown frame type", frame_bytes({9, 0, 0, 0, 0, 0}), {"unknown type 9"}},
-      {"credit never owed", frame_bytes({2, 0, 0, 0, 1, 0}), {"credit", "send buffer 0"}},
-      {"more credits than buffers", frame_bytes({2, 0, 0, 0, 7, 0}), {"7 credits"}},
+      {"buffer out of range", frame_bytes({1, 5, 10, 0, 0, 0, 0, 0}, 10), {"buffer 5"}},
+      {"overflows the buffer",
+       frame_bytes({1, 0, 4000, 200, 0, 0, 0, 0}, 10),
+       {"4000", "offset 200", "4096"}},
+      {"unknown frame type", frame_bytes({12, 0, 0, 0, 0, 0, 0, 0}), {"unknown type 12"}},
+      {"a one-sided reply nobody asked for", frame_bytes({9, 0, 8, 0, 0, 0, 0, 0}, 8), {"no request"}},
+      {"a one-sided write past the buffer",
+       frame_bytes({6, 0, 4000, 200, 0, 0, 0, 0}, 10),
+       {"one-sided request", "4000", "offset 200"}},
+      {"an atomic of an unknown kind", frame_bytes({8, 0, 7, 0, 0, 0, 0, 0}, 16), {"one-sided request"}},
+      {"credit never owed", frame_bytes({2, 0, 0, 0, 1, 0, 0, 0}), {"credit", "send buffer 0"}},
+      {"more credits than buffers", frame_bytes({2, 0, 0, 0, 7, 0, 0, 0}), {"7 credits"}},
   };
   for (const WireCase& c : cases) {
     SCOPED_TRACE(c.name);

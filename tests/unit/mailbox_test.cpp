@@ -61,7 +61,8 @@ TEST(Mailbox, SmallMessagesTravelInsideTheSlotAndLandAtTheirOffset) {
       recv_buffer.fill(kGuard);
       const std::vector<std::byte> message = pattern(bytes, seed);
       ASSERT_EQ(pair.a->wait_send_slot(0, Deadline::after(0), log), Status::kOk);
-      pair.a->post_inline(0, message.data(), bytes, offset);
+      const auto note = static_cast<uint32_t>(seed * 2654435761u);  // high and low bits in turn
+      pair.a->post_inline(0, message.data(), bytes, offset, note);
       EXPECT_EQ(pair.slots_b[0].inline_bytes.load(), bytes) << "the message is not in the slot";
       for (const std::byte value : recv_buffer) ASSERT_EQ(value, kGuard) << "written before the receive";
       RecvResult got;
@@ -70,6 +71,7 @@ TEST(Mailbox, SmallMessagesTravelInsideTheSlotAndLandAtTheirOffset) {
           << log.cause();
       EXPECT_EQ(got.bytes, bytes);
       EXPECT_EQ(got.offset, offset);
+      EXPECT_EQ(got.piggyback, note) << "the piggyback value";
       for (uint64_t i = 0; i < kBufferBytes; ++i) {
         const bool inside = i >= offset && i < offset + bytes;
         ASSERT_EQ(recv_buffer[i], inside ? message[i - offset] : kGuard)
@@ -85,12 +87,13 @@ TEST(Mailbox, LargerMessagesAreAnnouncedAndLeftInTheBuffer) {
   std::array<std::byte, kBufferBytes> recv_buffer;
   recv_buffer.fill(kGuard);
   ASSERT_EQ(pair.a->wait_send_slot(1, Deadline::after(0), log), Status::kOk);
-  pair.a->post(1, kInlineBytes + 1, 100);
+  pair.a->post(1, kInlineBytes + 1, 100, 0xFFFFFFFFu);
   EXPECT_EQ(pair.slots_b[1].inline_bytes.load(), MailboxSlot::kInBuffer);
   RecvResult got;
   ASSERT_EQ(pair.b->receive(1, Deadline::after(0), kBufferBytes, recv_buffer.data(), got, log), Status::kOk);
   EXPECT_EQ(got.bytes, kInlineBytes + 1);
   EXPECT_EQ(got.offset, 100u);
+  EXPECT_EQ(got.piggyback, 0xFFFFFFFFu);
   for (const std::byte value : recv_buffer) ASSERT_EQ(value, kGuard) << "the receive copied a buffer message";
 }
 
@@ -101,7 +104,7 @@ TEST(Mailbox, ABufferIsFreeOnlyOnceItsMessageWasReceived) {
   const std::vector<std::byte> message = pattern(8, 1);
   for (int round = 0; round < 3; ++round) {
     ASSERT_EQ(pair.a->wait_send_slot(0, Deadline::after(0), log), Status::kOk);
-    pair.a->post_inline(0, message.data(), 8, 0);
+    pair.a->post_inline(0, message.data(), 8, 0, 0);
     EXPECT_EQ(pair.a->wait_send_slot(0, Deadline::after(0), log), Status::kTimedOut);
     RecvResult got;
     EXPECT_EQ(pair.b->receive(0, Deadline::after(0), kBufferBytes, recv_buffer.data(), got, log),
@@ -117,7 +120,7 @@ TEST(Mailbox, WhatThePeerWroteIsChecked) {
   RecvResult got;
   {  // an inline size beyond the slot
     MailboxPair pair(1);
-    pair.a->post_inline(0, recv_buffer.data(), 8, 0);
+    pair.a->post_inline(0, recv_buffer.data(), 8, 0, 0);
     pair.slots_b[0].inline_bytes.store(kInlineBytes + 1);
     EXPECT_EQ(pair.b->receive(0, Deadline::after(0), kBufferBytes, recv_buffer.data(), got, log),
               Status::kProtocol);
@@ -125,13 +128,13 @@ TEST(Mailbox, WhatThePeerWroteIsChecked) {
   }
   {  // an inline message past the end of the buffer
     MailboxPair pair(1);
-    pair.a->post_inline(0, recv_buffer.data(), 8, kBufferBytes - 4);
+    pair.a->post_inline(0, recv_buffer.data(), 8, kBufferBytes - 4, 0);
     EXPECT_EQ(pair.b->receive(0, Deadline::after(0), kBufferBytes, recv_buffer.data(), got, log),
               Status::kProtocol);
   }
   {  // an inline message to a receive buffer with no address to copy it to
     MailboxPair pair(1);
-    pair.a->post_inline(0, recv_buffer.data(), 8, 0);
+    pair.a->post_inline(0, recv_buffer.data(), 8, 0, 0);
     EXPECT_EQ(pair.b->receive(0, Deadline::after(0), kBufferBytes, nullptr, got, log), Status::kProtocol);
     EXPECT_NE(log.cause().find("no memory to copy them to"), std::string::npos) << log.cause();
   }

@@ -33,6 +33,7 @@ struct alignas(64) MailboxSlot {
   std::atomic<uint8_t> recver_sleeping{0};  ///< Receiver asleep on `posted`.
   std::atomic<uint8_t> sender_sleeping{0};  ///< Sender asleep on `consumed`.
   std::atomic<uint8_t> inline_bytes{0};     ///< Size of a message carried in `payload`, or kInBuffer.
+  std::atomic<uint32_t> piggyback{0};       ///< The 32-bit value the latest message carries.
   std::atomic<uint64_t> offset{0};          ///< Offset of the latest message in the receive buffer.
   /// The latest message itself (inline_bytes of it), or, for a message in the buffer, its size in
   /// payload[0]. Words, not bytes, so that a peer writing while we read is no undefined behaviour.
@@ -51,8 +52,8 @@ struct alignas(64) MailboxHeader {
 };
 
 static_assert(sizeof(MailboxSlot) == 64 && sizeof(MailboxHeader) == 64);
-static_assert(offsetof(MailboxSlot, offset) == 16 && offsetof(MailboxSlot, payload) == 24 &&
-              kInlineBytes == 40);
+static_assert(offsetof(MailboxSlot, piggyback) == 12 && offsetof(MailboxSlot, offset) == 16 &&
+              offsetof(MailboxSlot, payload) == 24 && kInlineBytes == 40);
 static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free);
 
 /// Tells whether the peer endpoint's process still exists (inter-process only).
@@ -86,18 +87,21 @@ class Mailbox {
       return Status::kOk;
     return wait_free_buffer(k, start, log);
   }
-  /// Publishes a message already written into the peer's receive buffer k and wakes the peer.
-  void post(int k, uint64_t bytes, uint64_t offset) {
+  /// Publishes a message already written into the peer's receive buffer k (with its 32-bit
+  /// piggyback value) and wakes the peer.
+  void post(int k, uint64_t bytes, uint64_t offset, uint32_t piggyback) {
     MailboxSlot& slot = peer_.recv_slots[k];
     slot.inline_bytes.store(MailboxSlot::kInBuffer, std::memory_order_relaxed);
+    slot.piggyback.store(piggyback, std::memory_order_relaxed);
     slot.payload[0].store(bytes, std::memory_order_relaxed);
     slot.offset.store(offset, std::memory_order_relaxed);
     publish(slot, k);
   }
   /// Sends a message of at most kInlineBytes inside the slot of the peer's receive buffer k; the
   /// peer's receive() copies it to `offset` in its buffer.
-  void post_inline(int k, const std::byte* data, uint64_t bytes, uint64_t offset) {
+  void post_inline(int k, const std::byte* data, uint64_t bytes, uint64_t offset, uint32_t piggyback) {
     MailboxSlot& slot = peer_.recv_slots[k];
+    slot.piggyback.store(piggyback, std::memory_order_relaxed);
     size_t word = 0;
     for (; 8 * word + 8 <= bytes; ++word) {
       uint64_t value;
@@ -135,6 +139,7 @@ class Mailbox {
     }
     out.bytes = bytes;
     out.offset = offset;
+    out.piggyback = slot.piggyback.load(std::memory_order_relaxed);
     if (peer_polling_) {
       slot.consumed.store(++consumed_[k], std::memory_order_release);
     } else {

@@ -304,14 +304,14 @@ class InterProcessEndpoint final : public Backend {
                          "the peer destroyed its endpoint; the message would be lost");
     }
     if (pointer_) {
-      mailbox_->post(args.buffer, args.bytes, args.dest_offset);
+      mailbox_->post(args.buffer, args.bytes, args.dest_offset, args.piggyback);
     } else if (args.bytes <= kInlineBytes) {
       mailbox_->post_inline(args.buffer, buffers_.send[args.buffer] + args.src_offset, args.bytes,
-                            args.dest_offset);
+                            args.dest_offset, args.piggyback);
     } else {
       std::memcpy(peer_.recv_buffer(static_cast<uint32_t>(args.buffer)) + args.dest_offset,
                   buffers_.send[args.buffer] + args.src_offset, args.bytes);
-      mailbox_->post(args.buffer, args.bytes, args.dest_offset);
+      mailbox_->post(args.buffer, args.bytes, args.dest_offset, args.piggyback);
     }
     return Status::kOk;
   }

@@ -78,14 +78,14 @@ class InterThreadEndpoint final : public Backend {
                          "the peer destroyed its endpoint; the message would be lost");
     }
     if (pointer_) {
-      mailbox_.post(args.buffer, args.bytes, args.dest_offset);
+      mailbox_.post(args.buffer, args.bytes, args.dest_offset, args.piggyback);
     } else if (args.bytes <= kInlineBytes) {
       mailbox_.post_inline(args.buffer, buffers_.send[args.buffer] + args.src_offset, args.bytes,
-                           args.dest_offset);
+                           args.dest_offset, args.piggyback);
     } else {
       std::memcpy(pair_->share[1 - side_].recv_addrs[args.buffer] + args.dest_offset,
                   buffers_.send[args.buffer] + args.src_offset, args.bytes);
-      mailbox_.post(args.buffer, args.bytes, args.dest_offset);
+      mailbox_.post(args.buffer, args.bytes, args.dest_offset, args.piggyback);
     }
     return Status::kOk;
   }

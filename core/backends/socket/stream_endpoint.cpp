@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,9 +28,23 @@
 namespace takyon::detail {
 namespace {
 
-enum FrameType : uint32_t { kData = 1, kCredit = 2, kWantCredit = 3, kHeartbeat = 4, kClose = 5 };
+enum FrameType : uint32_t {
+  kData = 1,
+  kCredit = 2,
+  kWantCredit = 3,
+  kHeartbeat = 4,
+  kClose = 5,
+  kWrite = 6,   // one-sided: buffer, bytes, offset in the receiver's receive buffer; the bytes follow
+  kRead = 7,    // one-sided: buffer, bytes, offset; answered with the bytes
+  kAtomic = 8,  // one-sided: buffer, bytes = kAtomicAdd or kAtomicSwap, offset; 16 bytes follow
+  kReply = 9,   // the answer: bytes of payload (read bytes, the atomic's old word), offset = a ReplyCode
+};
+constexpr uint64_t kAtomicAdd = 1;
+constexpr uint64_t kAtomicSwap = 2;
+constexpr uint64_t kAtomicPayload = 16;  // operand, compare (little-endian)
+enum ReplyCode : uint64_t { kReplyOk = 0, kReplyMisaligned = 1 };
 
-constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'S', '1'};
+constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'S', '2'};
 constexpr char kAccept[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'O', 'K'};
 constexpr char kRefuse[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'N', 'O'};
 constexpr uint32_t kMaxBuffersOnWire = 1u << 16;
@@ -58,6 +73,7 @@ void to_wire(WireFrame& f) noexcept {
   f.offset = htole64(f.offset);
   f.ncredits = htole32(f.ncredits);
   f.credit0 = htole32(f.credit0);
+  f.piggyback = htole32(f.piggyback);
 }
 
 void from_wire(WireFrame& f) noexcept {
@@ -67,6 +83,7 @@ void from_wire(WireFrame& f) noexcept {
   f.offset = le64toh(f.offset);
   f.ncredits = le32toh(f.ncredits);
   f.credit0 = le32toh(f.credit0);
+  f.piggyback = le32toh(f.piggyback);
 }
 
 // One call at a time per endpoint: a second thread gets a clear error instead of a torn stream.
@@ -122,6 +139,7 @@ Status StreamEndpoint::connect(const EndpointConfig& config, Deadline deadline) 
   arrived_.assign(nrecv, 0);
   arrived_bytes_.assign(nrecv, 0);
   arrived_offset_.assign(nrecv, 0);
+  arrived_piggyback_.assign(nrecv, 0);
   peer_wants_.assign(nrecv, 0);
   remote_busy_.assign(nsend, 0);
   want_sent_.assign(nsend, 0);
@@ -321,7 +339,7 @@ Status StreamEndpoint::apply_credit(uint32_t buffer) {
 Status StreamEndpoint::on_header() {
   from_wire(in_frame_);
   const WireFrame& f = in_frame_;
-  if (f.type < kData || f.type > kClose) {
+  if (f.type < kData || f.type > kReply) {
     return TAKYON_FAIL(log_, Status::kProtocol, "%s sent a frame of unknown type %u (protocol error)",
                        options_.peer.c_str(), f.type);
   }
@@ -369,6 +387,7 @@ Status StreamEndpoint::on_frame_body() {
         arrived_[f.buffer] = 1;
         arrived_bytes_[f.buffer] = 0;
         arrived_offset_[f.buffer] = f.offset;
+        arrived_piggyback_[f.buffer] = f.piggyback;
         return Status::kOk;
       }
       in_state_ = InState::kPayload;
@@ -390,6 +409,12 @@ Status StreamEndpoint::on_frame_body() {
     case kClose:
       peer_closed_ = true;
       return Status::kOk;
+    case kWrite:
+    case kRead:
+    case kAtomic:
+      return on_request();
+    case kReply:
+      return on_reply();
     default:  // kCredit, kHeartbeat: the credits were applied with the header
       return Status::kOk;
   }
@@ -440,12 +465,21 @@ Status StreamEndpoint::pump(int want) {
         in_dest_ += n;
         in_left_ -= static_cast<uint64_t>(n);
         if (in_left_ > 0) break;
+        in_state_ = InState::kHeader;
+        in_got_ = 0;
+        if (in_frame_.type != kData) {
+          if (in_frame_.type == kReply) {
+            reply_done_ = true;
+          } else if (on_request_payload() != Status::kOk) {
+            return log_.status();
+          }
+          break;
+        }
         const uint32_t b = in_frame_.buffer;
         arrived_[b] = 1;
         arrived_bytes_[b] = in_frame_.bytes;
         arrived_offset_[b] = in_frame_.offset;
-        in_state_ = InState::kHeader;
-        in_got_ = 0;
+        arrived_piggyback_[b] = in_frame_.piggyback;
         if (static_cast<int>(b) == want) return Status::kOk;
         break;
       }
@@ -460,16 +494,31 @@ Status StreamEndpoint::queue_control(uint32_t type, uint32_t buffer) {
   WireFrame f{};
   f.type = type;
   f.buffer = buffer;
+  return queue_frame(f, nullptr, 0);
+}
+
+Status StreamEndpoint::queue_reply(uint32_t buffer, uint64_t code, const std::byte* payload, uint64_t bytes) {
+  WireFrame f{};
+  f.type = kReply;
+  f.buffer = buffer;
+  f.bytes = bytes;
+  f.offset = code;
+  return queue_frame(f, payload, bytes);
+}
+
+Status StreamEndpoint::queue_frame(WireFrame f, const std::byte* payload, uint64_t payload_bytes) {
   f.ncredits = static_cast<uint32_t>(owed_credits_.size());
   f.credit0 = owed_credits_.empty() ? 0 : owed_credits_[0];
   to_wire(f);
   const size_t at = pending_.size();
-  pending_.resize(at + sizeof(f) + 4 * (owed_credits_.empty() ? 0 : owed_credits_.size() - 1));
+  const size_t extra = 4 * (owed_credits_.empty() ? 0 : owed_credits_.size() - 1);
+  pending_.resize(at + sizeof(f) + extra + payload_bytes);
   std::memcpy(pending_.data() + at, &f, sizeof(f));
   for (size_t k = 1; k < owed_credits_.size(); ++k) {
     const uint32_t le = htole32(owed_credits_[k]);
     std::memcpy(pending_.data() + at + sizeof(f) + 4 * (k - 1), &le, 4);
   }
+  if (payload_bytes > 0) std::memcpy(pending_.data() + at + sizeof(f) + extra, payload, payload_bytes);
   owed_credits_.clear();
   return flush_pending();
 }
@@ -500,17 +549,25 @@ Status StreamEndpoint::write_data(const SendArgs& args) {
   f.buffer = static_cast<uint32_t>(args.buffer);
   f.bytes = args.bytes;
   f.offset = args.dest_offset;
+  f.piggyback = args.piggyback;
+  return write_frame(f, buffers_.send[args.buffer] + args.src_offset, args.bytes, args.start,
+                     args.finish_timeout);
+}
+
+Status StreamEndpoint::write_frame(WireFrame f, const std::byte* payload, uint64_t payload_bytes,
+                                   Deadline start, double finish_timeout) {
   const size_t ncredits = owed_credits_.size();
   f.ncredits = static_cast<uint32_t>(ncredits);
   f.credit0 = ncredits == 0 ? 0 : owed_credits_[0];
+  const uint32_t buffer = f.buffer;
   to_wire(f);
   std::vector<uint32_t> extra;
   for (size_t k = 1; k < ncredits; ++k) extra.push_back(htole32(owed_credits_[k]));
 
   iovec iov[3] = {{&f, sizeof(f)},
                   {extra.data(), extra.size() * sizeof(uint32_t)},
-                  {buffers_.send[args.buffer] + args.src_offset, args.bytes}};
-  const uint64_t total = sizeof(f) + iov[1].iov_len + args.bytes;
+                  {const_cast<std::byte*>(payload), payload_bytes}};
+  const uint64_t total = sizeof(f) + iov[1].iov_len + payload_bytes;
   uint64_t written = 0;
   Deadline finish;
   for (;;) {
@@ -534,7 +591,7 @@ Status StreamEndpoint::write_data(const SendArgs& args) {
       if (written == 0) {
         owed_credits_.clear();  // they are on the wire now
         data_in_progress_ = true;
-        finish = Deadline::after(args.finish_timeout);
+        finish = Deadline::after(finish_timeout);
       }
       written += static_cast<uint64_t>(n);
       if (written == total) break;
@@ -553,15 +610,15 @@ Status StreamEndpoint::write_data(const SendArgs& args) {
     }
     // The socket is full: keep reading (the peer may be writing to us too) while waiting for room.
     if (pump() != Status::kOk) return log_.status();
-    const Status waited = wait_step(written == 0 ? args.start : finish, true);
+    const Status waited = wait_step(written == 0 ? start : finish, true);
     if (waited == Status::kTimedOut) {
       if (written == 0) return Status::kTimedOut;  // nothing went out: a retryable no-op
       data_in_progress_ = false;
       return TAKYON_FAIL(
           log_, Status::kTimeout,
-          "the message to buffer %d did not finish within send_finish_timeout (%llu of %llu bytes "
+          "the message to buffer %u did not finish within send_finish_timeout (%llu of %llu bytes "
           "written); the stream is cut",
-          args.buffer, static_cast<unsigned long long>(written), static_cast<unsigned long long>(total));
+          buffer, static_cast<unsigned long long>(written), static_cast<unsigned long long>(total));
     }
     if (waited != Status::kOk) {
       data_in_progress_ = false;
@@ -570,6 +627,197 @@ Status StreamEndpoint::write_data(const SendArgs& args) {
   }
   data_in_progress_ = false;
   return flush_pending();  // control frames that pump() queued meanwhile
+}
+
+// ----- one-sided operations -------------------------------------------------------------------
+
+// Target side: the peer checked the bounds against the sizes both sides agreed at create, so a
+// request outside them is a protocol error, not a user's.
+Status StreamEndpoint::on_request() {
+  const WireFrame& f = in_frame_;
+  const uint64_t bytes = f.type == kAtomic ? 8 : f.bytes;
+  if (f.buffer >= recv_size_.size() || f.offset > recv_size_[f.buffer] ||
+      bytes > recv_size_[f.buffer] - f.offset ||
+      (f.type == kAtomic && f.bytes != kAtomicAdd && f.bytes != kAtomicSwap)) {
+    return TAKYON_FAIL(
+        log_, Status::kProtocol,
+        "%s sent a one-sided request (type %u) for %llu bytes at offset %llu of receive buffer "
+        "%u, which this endpoint does not have (protocol error)",
+        options_.peer.c_str(), f.type, static_cast<unsigned long long>(bytes),
+        static_cast<unsigned long long>(f.offset), f.buffer);
+  }
+  std::byte* at = buffers_.recv[f.buffer] + f.offset;
+  switch (f.type) {
+    case kRead:
+      return queue_reply(f.buffer, kReplyOk, at, f.bytes);
+    case kWrite:
+      if (f.bytes == 0) return queue_reply(f.buffer, kReplyOk, nullptr, 0);
+      in_state_ = InState::kPayload;
+      in_dest_ = at;
+      in_left_ = f.bytes;
+      return Status::kOk;
+    default:  // kAtomic: its operands come next
+      in_state_ = InState::kPayload;
+      in_dest_ = reinterpret_cast<std::byte*>(request_words_);
+      in_left_ = kAtomicPayload;
+      return Status::kOk;
+  }
+}
+
+Status StreamEndpoint::on_request_payload() {
+  const WireFrame& f = in_frame_;
+  if (f.type == kWrite) return queue_reply(f.buffer, kReplyOk, nullptr, 0);
+  std::byte* at = buffers_.recv[f.buffer] + f.offset;
+  if (reinterpret_cast<std::uintptr_t>(at) % 8 != 0)
+    return queue_reply(f.buffer, kReplyMisaligned, nullptr, 0);
+  const uint64_t operand = le64toh(request_words_[0]);
+  const uint64_t compare = le64toh(request_words_[1]);
+  std::atomic_ref<uint64_t> word(*reinterpret_cast<uint64_t*>(at));
+  uint64_t old = 0;
+  if (f.bytes == kAtomicAdd) {
+    old = word.fetch_add(operand, std::memory_order_seq_cst);
+  } else {
+    old = compare;
+    word.compare_exchange_strong(old, operand, std::memory_order_seq_cst);
+  }
+  const uint64_t le = htole64(old);
+  return queue_reply(f.buffer, kReplyOk, reinterpret_cast<const std::byte*>(&le), 8);
+}
+
+Status StreamEndpoint::on_reply() {
+  const WireFrame& f = in_frame_;
+  if (!awaiting_reply_ || reply_done_ || (f.offset == kReplyOk && f.bytes != reply_bytes_) ||
+      (f.offset != kReplyOk && f.bytes != 0)) {
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s sent a one-sided reply (%llu bytes) that no request of this endpoint awaits "
+                       "(protocol error)",
+                       options_.peer.c_str(), static_cast<unsigned long long>(f.bytes));
+  }
+  reply_code_ = f.offset;
+  if (f.bytes == 0) {
+    reply_done_ = true;
+    return Status::kOk;
+  }
+  in_state_ = InState::kPayload;
+  in_dest_ = reply_dest_;
+  in_left_ = f.bytes;
+  return Status::kOk;
+}
+
+Status StreamEndpoint::check_peer(bool /*thorough*/) {
+  if (peer_closed_) {
+    return TAKYON_FAIL(log_, Status::kDisconnected, "the peer destroyed its endpoint (%s)",
+                       options_.peer.c_str());
+  }
+  if (eof_) {
+    return TAKYON_FAIL(log_, Status::kDisconnected,
+                       "%s closed the connection (its process exited or was killed)", options_.peer.c_str());
+  }
+  return Status::kOk;
+}
+
+Status StreamEndpoint::remote(const RemoteArgs& args) {
+  TAKYON_ONE_CALL_AT_A_TIME();
+  static constexpr const char* kNames[] = {"takyonWrite", "takyonRead", "takyonAtomicFetchAdd",
+                                           "takyonAtomicCompareSwap"};
+  const char* what = kNames[static_cast<int>(args.op)];
+  begin_wait();
+  // Requests go after whatever control bytes are queued, never inside them.
+  while (!pending_.empty()) {
+    if (pump() != Status::kOk || flush_pending() != Status::kOk) return log_.status();
+    if (pending_.empty()) break;
+    const Status waited = wait_step(args.finish, true);
+    if (waited == Status::kTimedOut) {
+      return TAKYON_FAIL(log_, Status::kTimeout, "%s on buffer %d could not start within send_finish_timeout",
+                         what, args.buffer);
+    }
+    if (waited != Status::kOk) return waited;
+  }
+  if (peer_closed_ || eof_) return disconnected_error("no one-sided operation can reach it");
+  WireFrame f{};
+  f.buffer = static_cast<uint32_t>(args.buffer);
+  f.offset = args.remote_offset;
+  uint64_t words[2] = {};
+  uint64_t old_le = 0;
+  const std::byte* payload = nullptr;
+  uint64_t payload_bytes = 0;
+  std::byte* local = buffers_.send[args.buffer] + args.local_offset;
+  switch (args.op) {
+    case RemoteOp::kWrite:
+      f.type = kWrite;
+      f.bytes = args.bytes;
+      payload = local;
+      payload_bytes = args.bytes;
+      reply_dest_ = nullptr;
+      reply_bytes_ = 0;
+      break;
+    case RemoteOp::kRead:
+      f.type = kRead;
+      f.bytes = args.bytes;
+      reply_dest_ = local;
+      reply_bytes_ = args.bytes;
+      break;
+    case RemoteOp::kFetchAdd:
+    case RemoteOp::kCompareSwap:
+      f.type = kAtomic;
+      f.bytes = args.op == RemoteOp::kFetchAdd ? kAtomicAdd : kAtomicSwap;
+      words[0] = htole64(args.operand);
+      words[1] = htole64(args.compare);
+      payload = reinterpret_cast<const std::byte*>(words);
+      payload_bytes = kAtomicPayload;
+      reply_dest_ = reinterpret_cast<std::byte*>(&old_le);
+      reply_bytes_ = 8;
+      break;
+  }
+  awaiting_reply_ = true;
+  reply_done_ = false;
+  reply_code_ = kReplyOk;
+  const Status status = run_request(f, payload, payload_bytes, args, what);
+  awaiting_reply_ = false;  // a failed request leaves no reply expected
+  reply_dest_ = nullptr;
+  if (status != Status::kOk) return status;
+  if (args.result != nullptr) *args.result = le64toh(old_le);
+  return Status::kOk;
+}
+
+Status StreamEndpoint::run_request(const WireFrame& f, const std::byte* payload, uint64_t payload_bytes,
+                                   const RemoteArgs& args, const char* what) {
+  const double seconds =
+      args.finish.is_forever() ? -1.0 : static_cast<double>(args.finish.remaining_ns(now_ns())) / 1e9;
+  Status status = write_frame(f, payload, payload_bytes, args.finish, seconds);
+  if (status == Status::kTimedOut) {
+    return TAKYON_FAIL(log_, Status::kTimeout, "%s on buffer %d could not start within send_finish_timeout",
+                       what, args.buffer);
+  }
+  if (status != Status::kOk) return status;
+  for (;;) {
+    if (pump() != Status::kOk) return log_.status();
+    if (reply_done_) break;
+    if (peer_closed_ || eof_) {
+      return disconnected_error(strf("%s on buffer %d got no answer", what, args.buffer).c_str());
+    }
+    const Status waited = wait_step(args.finish, !pending_.empty());
+    if (waited == Status::kTimedOut) {
+      return TAKYON_FAIL(log_, Status::kTimeout,
+                         "%s on buffer %d got no answer within send_finish_timeout (over a socket the peer "
+                         "carries out one-sided operations only while it is inside a call on the path)",
+                         what, args.buffer);
+    }
+    if (waited != Status::kOk) return waited;
+  }
+  if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
+  if (reply_code_ == kReplyMisaligned) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit atomic; "
+                       "the peer's buffer itself is not)",
+                       static_cast<unsigned long long>(args.remote_offset), args.buffer);
+  }
+  if (reply_code_ != kReplyOk) {
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s sent an unknown one-sided reply code %llu (protocol error)", options_.peer.c_str(),
+                       static_cast<unsigned long long>(reply_code_));
+  }
+  return Status::kOk;
 }
 
 // ----- waiting and liveness --------------------------------------------------------------------
@@ -694,7 +942,7 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
     for (;;) {
       if (peer_closed_ || eof_)
         return disconnected_error(strf("no message is left for receive buffer %d", buffer).c_str());
-      if (!started && in_state_ == InState::kPayload && in_frame_.buffer == b) {
+      if (!started && in_state_ == InState::kPayload && in_frame_.type == kData && in_frame_.buffer == b) {
         started = true;
         finish = Deadline::after(finish_timeout);
       }
@@ -724,6 +972,7 @@ Status StreamEndpoint::recv(int buffer, Deadline start, double finish_timeout, R
   }
   out.bytes = arrived_bytes_[b];
   out.offset = arrived_offset_[b];
+  out.piggyback = arrived_piggyback_[b];
   arrived_[b] = 0;
   owed_credits_.push_back(static_cast<uint32_t>(b));
   if (peer_wants_[b] != 0) {

@@ -3,11 +3,14 @@
 // socket) once a connection exists. One protocol over any byte stream:
 //   - create: both sides send a greeting with their buffer layout and answer with a verdict, so a
 //     mismatch or a stranger on the port is reported by both sides;
-//   - a message is a 32-byte frame header (buffer, bytes, offset) and the payload, read straight
+//   - a message is a 40-byte frame header (buffer, bytes, offset, piggyback) and the payload, read straight
 //     into the receive buffer;
 //   - per-buffer credits: a sender may not send into a receive buffer that still holds an
 //     unreceived message (it waits, as the shared-memory providers do). Credits ride on the next
 //     outgoing frame, or go alone when the peer asks or before this side waits;
+//   - one-sided operations: a write, read or atomic is a request frame that the target endpoint
+//     carries out when it next reads its socket (inside any call on the path) and answers with a
+//     reply frame; the origin waits for the reply, so each is complete when it returns;
 //   - liveness over TCP: while a call waits it sends a tiny heartbeat every 100 ms and declares
 //     the link lost when the kernel has had unacknowledged bytes and no ACK for 500 ms.
 #pragma once
@@ -32,8 +35,10 @@ struct WireFrame {
   uint64_t offset;
   uint32_t ncredits;
   uint32_t credit0;
+  uint32_t piggyback;  ///< A data frame's 32-bit value (takyonWritePiggyback).
+  uint32_t reserved;
 };
-static_assert(sizeof(WireFrame) == 32);
+static_assert(sizeof(WireFrame) == 40);
 
 class StreamEndpoint final : public Backend {
  public:
@@ -56,6 +61,10 @@ class StreamEndpoint final : public Backend {
   Status is_send_finished(int buffer, Deadline finish) override;
   Status recv(int buffer, Deadline start, double finish_timeout, RecvResult& out) override;
   Status destroy(bool graceful, Deadline deadline) override;
+  /// One-sided operations: a request the peer carries out when it enters the library.
+  Status remote(const RemoteArgs& args) override;
+  Status check_peer(bool thorough) override;
+  [[nodiscard]] bool remote_needs_peer_call() const override { return true; }
 
  private:
   enum class InState { kHeader, kCredits, kPayload };
@@ -75,9 +84,26 @@ class StreamEndpoint final : public Backend {
   /// Appends a control frame (credits, want-credit, heartbeat, close) to the outbound queue and
   /// tries to write it; control frames never block the caller.
   Status queue_control(uint32_t type, uint32_t buffer);
+  /// Queues frame `f` (the owed credits added) with `payload_bytes` of `payload` and tries to write.
+  Status queue_frame(WireFrame f, const std::byte* payload, uint64_t payload_bytes);
   Status flush_pending();
   /// Writes one data frame: header, piggybacked credits, payload.
   Status write_data(const SendArgs& args);
+  /// Writes frame `f` (type, buffer, bytes and offset set) with the owed credits and `payload`.
+  /// kTimedOut when nothing went out by `start`; `finish` bounds the rest.
+  Status write_frame(WireFrame f, const std::byte* payload, uint64_t payload_bytes, Deadline start,
+                     double finish_timeout);
+  /// Target side of a one-sided request: checks it and, when it carries no payload, answers it.
+  Status on_request();
+  /// Target side, once a request's payload is in: carries it out and queues the reply.
+  Status on_request_payload();
+  /// Queues a reply frame (result code in `offset`) with `bytes` of `payload`.
+  Status queue_reply(uint32_t buffer, uint64_t code, const std::byte* payload, uint64_t bytes);
+  /// Origin side: writes request `f` (with its payload) and waits for the reply.
+  Status run_request(const WireFrame& f, const std::byte* payload, uint64_t payload_bytes,
+                     const RemoteArgs& args, const char* what);
+  /// Origin side: the reply to this endpoint's request arrived (its header).
+  Status on_reply();
   /// One wait step: spins (polling) or sleeps in poll() (event) until input, output room, the
   /// deadline or the next liveness tick. Returns kTimedOut only at the deadline.
   Status wait_step(Deadline deadline, bool want_output);
@@ -101,6 +127,7 @@ class StreamEndpoint final : public Backend {
   std::vector<char> arrived_;
   std::vector<uint64_t> arrived_bytes_;
   std::vector<uint64_t> arrived_offset_;
+  std::vector<uint32_t> arrived_piggyback_;
   std::vector<char> peer_wants_;
   std::vector<uint32_t> owed_credits_;  // buffers received since the last credits were sent
   // Send side: the peer's receive buffers that hold a message we sent and it has not received.
@@ -118,6 +145,15 @@ class StreamEndpoint final : public Backend {
   // Outbound control bytes not yet written (always whole frames after the first byte).
   std::vector<std::byte> pending_;
   size_t pending_sent_ = 0;
+
+  // One-sided: a request frame's 16-byte payload (atomics: operand, compare) as it arrives; this
+  // endpoint's own request waiting for its reply.
+  uint64_t request_words_[2]{};
+  bool awaiting_reply_ = false;
+  bool reply_done_ = false;
+  uint64_t reply_code_ = 0;
+  std::byte* reply_dest_ = nullptr;
+  uint64_t reply_bytes_ = 0;
 
   bool data_in_progress_ = false;  // a data frame is partly written: control frames wait
   bool peer_closed_ = false;       // the peer's close frame arrived

@@ -156,6 +156,23 @@ TAKYON_API bool takyonAtomicFetchAdd(TakyonPath *path, int buffer_index, uint64_
 TAKYON_API bool takyonAtomicCompareSwap(TakyonPath *path, int buffer_index, uint64_t offset, uint64_t compare,
                                         uint64_t swap, uint64_t *old_ret);
 
+/**
+ * A takyonSend() whose notification carries a 32-bit value (beyond the guide; the "write with
+ * piggyback" of RDMA): bytes from send buffer buffer_index at src_offset into the peer's receive
+ * buffer at dest_offset, then the peer's takyonRecvPiggyback() returns them with `piggyback`.
+ * Everything else is takyonSend()'s: it waits (send_start_timeout) for the peer to have received the
+ * previous message of that buffer, completes as send_completion_method says, and fails the same way.
+ * Only providers whose row says piggyback (takyon_providers.h) have it; elsewhere it fails naming the
+ * provider.
+ */
+TAKYON_API bool takyonWritePiggyback(TakyonPath *path, int buffer_index, uint64_t bytes, uint64_t src_offset,
+                                     uint64_t dest_offset, uint32_t piggyback, bool *timed_out_ret);
+
+/** takyonRecv() that also returns the message's piggyback value (0 for a message from takyonSend())
+ * in *piggyback_ret (may be NULL). */
+TAKYON_API bool takyonRecvPiggyback(TakyonPath *path, int buffer_index, uint64_t *bytes_ret,
+                                    uint64_t *offset_ret, uint32_t *piggyback_ret, bool *timed_out_ret);
+
 #ifdef __cplusplus
 }
 #endif

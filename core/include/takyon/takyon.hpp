@@ -84,6 +84,7 @@ struct PathOptions {
 struct Received {
   std::uint64_t bytes = 0;
   std::uint64_t offset = 0;
+  std::uint32_t piggyback = 0;  ///< The sender's write_piggyback() value (0 from send()).
 };
 
 /// One endpoint of a path. Move-only; the destructor destroys the endpoint gracefully (forced
@@ -102,6 +103,10 @@ class TAKYON_API Path {
   /// Sends `bytes` from send buffer `buffer` at src_offset into the peer's receive buffer at
   /// dest_offset. Returns false if send_start timed out (nothing was sent); throws on error.
   bool send(int buffer, std::uint64_t bytes, std::uint64_t src_offset = 0, std::uint64_t dest_offset = 0);
+  /// send() whose notification carries `piggyback` (takyon.h: takyonWritePiggyback); recv() returns
+  /// it in Received::piggyback.
+  bool write_piggyback(int buffer, std::uint64_t bytes, std::uint64_t src_offset, std::uint64_t dest_offset,
+                       std::uint32_t piggyback);
   /// Completes a non-blocking send. Returns false if send_finish timed out (call again).
   bool is_send_finished(int buffer);
   /// Waits for a message in receive buffer `buffer`. std::nullopt if recv_start timed out.
@@ -128,6 +133,8 @@ class TAKYON_API Path {
   [[nodiscard]] TakyonPath* c_path() const noexcept;
   /// What this path's provider is (its row of the provider table); nullptr after destroy.
   [[nodiscard]] const TakyonProviderInfo* provider() const noexcept;
+  /// What this endpoint can do (takyon_providers.h: takyonPathCapabilities). Throws after destroy.
+  [[nodiscard]] TakyonPathCapabilities capabilities() const;
   [[nodiscard]] explicit operator bool() const noexcept { return core_ != nullptr; }
 
  private:

@@ -53,6 +53,8 @@ typedef struct {
                                    receive buffers (takyon.h) */
   uint64_t max_message_bytes; /**< largest message; 0: as large as the buffers */
   const char *description;    /**< one line for people */
+  bool piggyback;             /**< takyonWritePiggyback: a send whose notification carries 32 bits */
+  bool zero_byte;             /**< zero-byte messages and one-sided transfers are allowed */
 } TakyonProviderInfo;
 
 /** Number of rows in the provider table. */
@@ -67,6 +69,35 @@ TAKYON_API const TakyonProviderInfo *takyonFindProvider(const char *name);
 
 /** The row of the provider an open path uses, or NULL for a NULL path. */
 TAKYON_API const TakyonProviderInfo *takyonPathProvider(const TakyonPath *path);
+
+/**
+ * What one open endpoint can do: its provider's row (above) narrowed by this path's buffers and by
+ * what the transport chose at create. Filled by takyonPathCapabilities(); fields may be added at the
+ * end in later versions (pass the struct of the header you compiled with).
+ */
+typedef struct {
+  bool sends;                     /**< takyonSend (and takyonWritePiggyback when piggyback) */
+  bool receives;                  /**< takyonRecv */
+  bool write;                     /**< takyonWrite into the peer's receive buffers */
+  bool read;                      /**< takyonRead from them */
+  bool piggyback;                 /**< takyonWritePiggyback / takyonRecvPiggyback carry a 32-bit value */
+  bool atomics;                   /**< takyonAtomicFetchAdd and takyonAtomicCompareSwap (64-bit) */
+  bool unreliable;                /**< messages may be dropped or reordered (datagrams) */
+  bool zero_byte;                 /**< zero-byte messages and one-sided transfers */
+  bool one_sided_needs_peer_call; /**< one-sided operations complete only while the peer endpoint is
+                                       inside a call on this path (takyonRecv, takyonSend, ...): the
+                                       provider carries them to the peer instead of touching its
+                                       memory directly (docs/path-api.md, "Progress") */
+  uint64_t max_message_bytes;     /**< the largest takyonSend on this path: the largest of
+                                       min(send buffer i, the peer's receive buffer i), capped by the
+                                       provider's max_message_bytes */
+  uint64_t max_one_sided_bytes;   /**< the largest takyonWrite/takyonRead: the largest of min(send
+                                       buffer i, the peer's receive buffer i); 0 without one-sided */
+} TakyonPathCapabilities;
+
+/** Fills *caps_ret with what `path` can do. Returns false (leaving *caps_ret untouched) for a NULL
+ * path or a NULL caps_ret. */
+TAKYON_API bool takyonPathCapabilities(const TakyonPath *path, TakyonPathCapabilities *caps_ret);
 
 #ifdef __cplusplus
 }
