@@ -95,6 +95,63 @@ Workload PathDriver::bandwidth(std::uint64_t bytes, std::uint64_t window) {
   return w;
 }
 
+Workload PathDriver::write_latency(std::uint64_t bytes) {
+  Workload w;
+  w.messages_per_time = 2;
+  w.messages_per_iter = 1;
+  w.batch = true;
+  w.run = [this, bytes](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
+    takyon::Path& path = path_;
+    // Rounds count from 1 in every run: both sides clear the word the last run left, and B says
+    // when it has.
+    std::memset(path.recv_buffer(0).data(), 0, path.recv_buffer(0).size());
+    send_command({Command::kMagic, Command::Op::kWriteLatency, bytes, samples * per_sample + 1, 0});
+    (void)recv_message(path, 0);
+    std::uint64_t round = 0;
+    auto one = [&] {
+      ++round;
+      write_round(path, bytes, round);
+      wait_round(path, bytes, round);
+    };
+    one();
+    std::int64_t start = now_ns();
+    for (std::uint64_t s = 0; s < samples; ++s) {
+      for (std::uint64_t i = 0; i < per_sample; ++i) one();
+      const std::int64_t end = now_ns();
+      out.push_back(static_cast<double>(end - start));
+      start = end;
+    }
+  };
+  return w;
+}
+
+Workload PathDriver::piggyback_latency(std::uint64_t bytes) {
+  Workload w;
+  w.messages_per_time = 2;
+  w.messages_per_iter = 1;
+  w.batch = true;
+  w.run = [this, bytes](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
+    takyon::Path& path = path_;
+    send_command({Command::kMagic, Command::Op::kPiggybackLatency, bytes, samples * per_sample + 1, 0});
+    std::uint32_t round = 0;
+    auto one = [&] {
+      ++round;
+      if (!path.write_piggyback(0, bytes, 0, 0, round)) throw std::runtime_error("write_piggyback timed out");
+      const takyon::Received got = recv_message(path, 0);
+      if (got.piggyback != round) throw std::runtime_error("endpoint A: a piggyback value came back changed");
+    };
+    one();
+    std::int64_t start = now_ns();
+    for (std::uint64_t s = 0; s < samples; ++s) {
+      for (std::uint64_t i = 0; i < per_sample; ++i) one();
+      const std::int64_t end = now_ns();
+      out.push_back(static_cast<double>(end - start));
+      start = end;
+    }
+  };
+  return w;
+}
+
 void PathDriver::quit() {
   send_command({Command::kMagic, Command::Op::kQuit, 0, 0, 0});
 }

@@ -25,6 +25,12 @@ class PathDriver {
   /// B->A; one iteration = one window, per-message = window time / window. Windows shorter than
   /// ~2 us are timed several at a time, like the ping-pong.
   Workload bandwidth(std::uint64_t bytes, std::uint64_t window);
+  /// One-sided ping-pong on buffer 0 both ways (bytes >= 8): a takyonWrite whose last 8-byte word
+  /// is the round's number, which the other side polls in its receive buffer; per-message = RTT/2.
+  /// Only where writes need no call from the peer (TakyonPathCapabilities).
+  Workload write_latency(std::uint64_t bytes);
+  /// Ping-pong of write_piggyback()/recv() carrying the round's number, checked on both sides.
+  Workload piggyback_latency(std::uint64_t bytes);
   /// Tells B to destroy its endpoint.
   void quit();
 

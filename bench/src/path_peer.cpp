@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Endpoint B of the path tests: echo pings, receive windows and acknowledge them.
+#include <atomic>
 #include <cstring>
 #include <optional>
 #include <span>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "clock.hpp"
 #include "path_protocol.hpp"
 
 namespace takyon::bench {
@@ -60,6 +62,35 @@ void send_message(takyon::Path& path, int buffer, std::uint64_t bytes) {
     throw std::runtime_error("send timed out on buffer " + std::to_string(buffer));
 }
 
+namespace {
+std::uint64_t round_word(std::uint64_t bytes) {
+  return (bytes - 8) & ~std::uint64_t{7};
+}
+}  // namespace
+
+void write_round(takyon::Path& path, std::uint64_t bytes, std::uint64_t round) {
+  std::memcpy(path.send_buffer(0).data() + round_word(bytes), &round, sizeof(round));
+  path.write(0, bytes, 0, 0);
+}
+
+void wait_round(takyon::Path& path, std::uint64_t bytes, std::uint64_t round) {
+  auto* word = reinterpret_cast<std::uint64_t*>(path.recv_buffer(0).data() + round_word(bytes));
+  const std::atomic_ref<std::uint64_t> seen(*word);
+  // Memory tells nothing of a peer that failed: give up after kOneSidedStallNs without the round.
+  constexpr std::int64_t kOneSidedStallNs = 20'000'000'000;
+  std::int64_t give_up = 0;
+  for (std::uint32_t spins = 1; seen.load(std::memory_order_acquire) != round; ++spins) {
+    cpu_relax();
+    if ((spins & 0xFFFFu) != 0) continue;
+    const std::int64_t now = now_ns();
+    if (give_up == 0) give_up = now + kOneSidedStallNs;
+    if (now > give_up) {
+      throw std::runtime_error("one-sided ping-pong: round " + std::to_string(round) +
+                               " did not arrive within 20 s (the peer failed?)");
+    }
+  }
+}
+
 void fill_send_buffers(takyon::Path& path) {
   for (int i = 0; i < path.send_buffer_count(); ++i) {
     const std::span<std::byte> buffer = path.send_buffer(i);
@@ -90,6 +121,26 @@ void run_path_peer(const takyon::PathOptions& options, CachelinePingPong& line) 
         }
         break;
       }
+      case Command::Op::kWriteLatency:
+        // Rounds count from 1 in every run: clear the word the last run left.
+        std::memset(path.recv_buffer(0).data(), 0, path.recv_buffer(0).size());
+        send_message(path, 0, 0);  // cleared: A may start
+        for (std::uint64_t round = 1; round <= command.count; ++round) {
+          wait_round(path, command.bytes, round);
+          write_round(path, command.bytes, round);
+        }
+        break;
+      case Command::Op::kPiggybackLatency:
+        for (std::uint64_t i = 1; i <= command.count; ++i) {
+          const takyon::Received got = recv_message(path, 0);
+          expect_bytes(got, command.bytes, "piggyback write");
+          if (got.piggyback != static_cast<std::uint32_t>(i))
+            throw std::runtime_error("endpoint B: piggyback value " + std::to_string(got.piggyback) +
+                                     ", expected " + std::to_string(i));
+          if (!path.write_piggyback(0, command.bytes, 0, 0, got.piggyback))
+            throw std::runtime_error("endpoint B: write_piggyback timed out");
+        }
+        break;
       case Command::Op::kCachelineFloor:
         line.echo();
         break;

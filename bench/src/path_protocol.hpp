@@ -24,12 +24,14 @@ struct Command {
     kQuit = 4,
     kPlainLatency = 5,
     kPlainBandwidth = 6,
+    kWriteLatency = 7,
+    kPiggybackLatency = 8,
   };
   static constexpr std::uint32_t kMagic = 0x54424e43;  // "TBNC"
   std::uint32_t magic = kMagic;
   Op op = Op::kQuit;
   std::uint64_t bytes = 0;   ///< Message size.
-  std::uint64_t count = 0;   ///< Round trips (latency) or windows (bandwidth).
+  std::uint64_t count = 0;   ///< Round trips (latencies) or windows (bandwidth).
   std::uint64_t window = 0;  ///< Messages per window (bandwidth).
 };
 
@@ -47,6 +49,12 @@ void fill_send_buffers(takyon::Path& path);
 /// Endpoint B: creates its endpoint and serves commands until kQuit (kCachelineFloor: echo on
 /// `line` until A stops it). Throws on any error.
 void run_path_peer(const takyon::PathOptions& options, CachelinePingPong& line);
+
+/// The one-sided ping-pong's two halves: write `bytes` of send buffer 0 into the peer's receive
+/// buffer 0, its last aligned word set to `round`; spin until this side's receive buffer 0 shows
+/// `round` in that word.
+void write_round(takyon::Path& path, std::uint64_t bytes, std::uint64_t round);
+void wait_round(takyon::Path& path, std::uint64_t bytes, std::uint64_t round);
 
 /// recv() that treats a start timeout as an error (the bench waits forever, so it is one).
 takyon::Received recv_message(takyon::Path& path, int buffer);

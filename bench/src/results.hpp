@@ -16,6 +16,12 @@ namespace test_name {
 inline constexpr std::string_view kCollectivePrefix = "collective_";
 inline constexpr std::string_view kLatency = "latency";      ///< One-way = RTT/2.
 inline constexpr std::string_view kBandwidth = "bandwidth";  ///< Windowed streaming.
+/// One-sided ping-pong (ucx_perftest put_lat's pattern): takyonWrite into the peer's receive
+/// buffer, whose last word the peer polls in memory; one-way = RTT/2. Providers whose writes need
+/// no call from the peer, polling mode, 8 B.
+inline constexpr std::string_view kWriteLatency = "write_latency";
+/// Ping-pong of takyonWritePiggyback / takyonRecvPiggyback (the value checked); one-way = RTT/2.
+inline constexpr std::string_view kPiggybackLatency = "piggyback_latency";
 /// Spin ping-pong, one-way, between the path's two threads or processes, measured just before
 /// the latency of the same size.
 inline constexpr std::string_view kFloorCacheline = "floor_cacheline";

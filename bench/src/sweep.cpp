@@ -79,6 +79,31 @@ struct Attempt {
   [[nodiscard]] double spread() const { return floor_low > 0 ? floor_high / floor_low : 0; }
 };
 
+// The one-sided tests' size: where the cache-line floor is what a write could cost.
+constexpr std::uint64_t kOneSidedBytes = 8;
+
+// The path's one-sided ping-pongs next to the floor just measured (polling mode, 8 B): a write
+// where it needs no call from the peer, and a piggyback write where the provider has them.
+void one_sided_rows(takyon::Path& path, PathDriver& driver, const std::string& provider,
+                    const std::string& mode, const Record& floor, const SweepSetup& setup, Attempt& out) {
+  const TakyonPathCapabilities caps = path.capabilities();
+  std::string line = "  one-sided " + std::to_string(kOneSidedBytes) + " B, one-way p50:";
+  const auto add = [&](std::string_view test, const Workload& workload, const char* label) {
+    Record r = make_record(provider, mode, test, kOneSidedBytes, measure(workload, setup.budget));
+    r.ratio_to_floor = r.summary.p50 / floor.summary.p50;
+    char text[96];
+    std::snprintf(text, sizeof(text), " %s %s us (%.2fx floor)", label, format_us(r.summary.p50).c_str(),
+                  r.ratio_to_floor);
+    line += text;
+    out.records.push_back(std::move(r));
+  };
+  if (caps.write && !caps.one_sided_needs_peer_call)
+    add(test_name::kWriteLatency, driver.write_latency(kOneSidedBytes), "write");
+  if (caps.piggyback)
+    add(test_name::kPiggybackLatency, driver.piggyback_latency(kOneSidedBytes), "piggyback write");
+  if (caps.write || caps.piggyback) std::printf("%s\n", line.c_str());
+}
+
 // Creates the path and its peer, sweeps, prints the table. Throws on failure.
 Attempt sweep_once(const std::string& provider, bool polling, const SweepSetup& setup) {
   const std::string mode = mode_name(polling);
@@ -119,6 +144,8 @@ Attempt sweep_once(const std::string& provider, bool polling, const SweepSetup& 
             bandwidth.summary.p50 > 0 ? copy.summary.p50 / bandwidth.summary.p50 : kNoRatio;
 
         print_table_row(floor, latency, bandwidth, copy);
+        if (bytes == kOneSidedBytes && polling)
+          one_sided_rows(path, driver, provider, mode, floor, setup, out);
         for (Record* r : {&floor, &latency, &copy, &bandwidth}) out.records.push_back(std::move(*r));
       }
       driver.quit();

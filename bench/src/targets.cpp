@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "socket_providers.hpp"
 #include "takyon/takyon.hpp"
@@ -13,6 +14,7 @@ namespace takyon::bench {
 namespace {
 
 constexpr double kLatencyVsFloor = 1.6;
+constexpr double kOneSidedVsFloor = 1.2;
 constexpr double kBandwidthVsMemcpy = 0.8;
 constexpr double kPointerBigVsSmall = 1.2;
 constexpr double kSteadyFloors = 2.0;
@@ -92,6 +94,27 @@ std::vector<TargetResult> evaluate_targets(const Results& results, const std::ve
     out.push_back(judge(t, measured, measured ? latency->ratio_to_floor : 0,
                         "8 B one-way latency / cache-line floor",
                         measured ? "p50 " + us_text(*latency) + " vs " + us_text(*floor) : ""));
+  }
+  // One-sided writes on the providers that map the peer's memory (the table's one-sided rows that
+  // reach no further than one host and move no bytes through the kernel): a write, and a
+  // piggyback write whose notification carries a value, each against the cache-line floor.
+  for (const std::string& provider : providers) {
+    const TakyonProviderInfo* row = takyon::find_provider(provider);
+    if (row == nullptr || row->name != provider || !row->one_sided || row->stream ||
+        row->reach > TAKYON_REACH_PROCESSES)
+      continue;
+    const Record* floor = results.find(provider, mode, test_name::kFloorCacheline, kSmall);
+    for (const auto& [name, test, what] :
+         {std::tuple{"write_latency_vs_floor", test_name::kWriteLatency,
+                     "8 B one-sided write one-way / cache-line floor"},
+          std::tuple{"piggyback_latency_vs_floor", test_name::kPiggybackLatency,
+                     "8 B piggyback write one-way / cache-line floor"}}) {
+      const Record* r = results.find(provider, mode, test, kSmall);
+      const bool measured = r != nullptr && floor != nullptr;
+      TargetResult t{name, provider, mode, {}, 0, kOneSidedVsFloor, true, Verdict::kSkip};
+      out.push_back(judge(t, measured, measured ? r->ratio_to_floor : 0, what,
+                          measured ? "p50 " + us_text(*r) + " vs " + us_text(*floor) : ""));
+    }
   }
   if (has(providers, "InterProcessMemcpy")) {
     const Record* bandwidth = results.find("InterProcessMemcpy", mode, test_name::kBandwidth, kMiB);

@@ -14,7 +14,8 @@ enum class Verdict { kPass, kMiss, kSkip };
 struct TargetResult {
   std::string id;  ///< "latency_vs_floor", "bandwidth_vs_memcpy", "pointer_size_independent",
                    ///< "socket_latency_vs_plain", "socket_bandwidth_vs_plain",
-                   ///< "ucx_latency_vs_perftest", "ucx_bandwidth_vs_perftest".
+                   ///< "ucx_latency_vs_perftest", "ucx_bandwidth_vs_perftest",
+                   ///< "write_latency_vs_floor", "piggyback_latency_vs_floor".
   std::string provider;
   std::string mode;
   std::string description;  ///< One line: what was compared, the measured ratio and the limit.
