@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include "fault/fault_common.hpp"
 #include "support/endpoint_runner.hpp"
@@ -19,7 +20,7 @@ namespace takyon::test {
 namespace {
 
 // kRecvPolled: takyonRecv with a zero recv_start_timeout, called in a loop (how MPI polls a path).
-enum class WaitIn { kRecv, kRecvZombiePeer, kRecvPolled, kSend, kDestroy };
+enum class WaitIn { kRecv, kRecvZombiePeer, kRecvPolled, kSend, kDestroy, kOneSided };
 
 const char* wait_in_name(WaitIn where) {
   switch (where) {
@@ -33,6 +34,8 @@ const char* wait_in_name(WaitIn where) {
       return "Send";
     case WaitIn::kDestroy:
       return "Destroy";
+    case WaitIn::kOneSided:
+      return "OneSided";
   }
   return "?";
 }
@@ -90,6 +93,8 @@ Outcome wait_in(WaitIn where, PathHandle& path) {
     case WaitIn::kDestroy:
       out.error = path.destroy();
       out.ok = out.error.empty();
+      break;
+    case WaitIn::kOneSided:  // KilledPeerOneSided runs its own loop
       break;
   }
   out.returned_at = now_s();
@@ -156,6 +161,68 @@ INSTANTIATE_TEST_SUITE_P(InterProcess, KilledPeer,
                                                               WaitIn::kRecvPolled, WaitIn::kSend,
                                                               WaitIn::kDestroy)),
                          disconnect_param_name);
+
+// ---- Peer process killed with SIGKILL during one-sided operations (every provider that has them
+// between processes): a mapped peer buffer stays mapped, a carried operation waits for an answer;
+// either way the call must fail within the budget.
+
+using OneSidedParam = std::tuple<const char*, bool>;
+
+class KilledPeerOneSided : public PathTest, public ::testing::WithParamInterface<OneSidedParam> {};
+
+std::vector<const char*> one_sided_process_providers() {
+  std::vector<const char*> out;
+  for (const char* label : all_providers()) {
+    const TakyonProviderInfo* info = config_of(label).info;
+    if (info->one_sided && info->reach >= TAKYON_REACH_PROCESSES) out.push_back(label);
+  }
+  return out;
+}
+
+TEST_P(KilledPeerOneSided, OneSidedCallsFailPromptly) {
+  const auto& [provider, polling] = GetParam();
+  const uint32_t id = new_id();
+  run_endpoints(
+      Mode::kProcesses,
+      [&](Endpoint& ep) {
+        Attrs attrs(provider, id, true, polling, 1, 1, 1024, 5.0);
+        PathHandle path = create_path(ep, attrs);
+        TK_ASSERT(ep, ep.wait_peer()) << "B never got ready";
+        std::atomic<double> killed_at{0};
+        std::thread killer([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(150));
+          killed_at.store(ep.kill_child(true));
+        });
+        // Writes and atomics until one fails (bounded: a miss fails instead of hanging).
+        Outcome out;
+        const double give_up = now_s() + 5.0;
+        uint64_t n = 0;
+        while (out.ok && now_s() < give_up) {
+          out.ok = (++n & 1) != 0 ? takyonWrite(path.get(), 0, 64, 0, 0)
+                                  : takyonAtomicFetchAdd(path.get(), 0, 512, 1, nullptr);
+        }
+        out.error = path_error(path.get());
+        out.returned_at = now_s();
+        killer.join();
+        expect_disconnect_error(ep, out, out.returned_at - killed_at.load(), WaitIn::kOneSided);
+        if (path) expect_forced_destroy(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs(provider, id, false, polling, 1, 1, 1024, 5.0);
+        PathHandle path = create_path(ep, attrs);
+        ep.notify_peer();
+        for (;;) pause();  // Outside the library until SIGKILL: carried operations wait for it.
+      });
+}
+
+std::string one_sided_param_name(const ::testing::TestParamInfo<OneSidedParam>& info) {
+  return std::string(std::get<0>(info.param)) + (std::get<1>(info.param) ? "_Polling" : "_Event");
+}
+
+INSTANTIATE_TEST_SUITE_P(Processes, KilledPeerOneSided,
+                         ::testing::Combine(::testing::ValuesIn(one_sided_process_providers()),
+                                            ::testing::Bool()),
+                         one_sided_param_name);
 
 // ---- Peer endpoint destroyed (gracefully) while this side waits (every provider).
 
