@@ -38,7 +38,7 @@ namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the Ucx greeting is little-endian");
 
-constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '2'};
+constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '3'};
 using GreetingHead = UcxGreetingHead;
 
 struct Verdict {
@@ -1227,14 +1227,19 @@ Status UcxEndpoint::remote(const RemoteArgs& args) {
       const bool add = args.op == RemoteOp::kFetchAdd;
       // Add: the operand goes, the old value comes back. Compare-and-swap: the compare value goes,
       // the reply buffer holds the new value going and the old value coming back.
-      uint64_t operand = add ? args.operand : args.compare;
-      *args.result = add ? 0 : args.operand;
+      // In members, not on the stack: UCX may still write the reply after a timed-out call returned.
+      amo_operand_ = add ? args.operand : args.compare;
+      amo_reply_ = add ? 0 : args.operand;
       param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
       param.datatype = ucp_dt_make_contig(8);
-      param.reply_buffer = args.result;
-      void* request = ucp_atomic_op_nbx(ep_, add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_CSWAP, &operand, 1,
+      param.reply_buffer = &amo_reply_;
+      void* request = ucp_atomic_op_nbx(ep_, add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_CSWAP, &amo_operand_, 1,
                                         raddr, rkey, &param);
-      return finish_remote(request, args, add ? "takyonAtomicFetchAdd" : "takyonAtomicCompareSwap");
+      if (finish_remote(request, args, add ? "takyonAtomicFetchAdd" : "takyonAtomicCompareSwap") !=
+          Status::kOk)
+        return log_.status();
+      *args.result = amo_reply_;
+      return Status::kOk;
     }
   }
   return TAKYON_FAIL(log_, Status::kInvalidArgument, "unknown one-sided operation");

@@ -148,6 +148,8 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   std::vector<ucp_rkey_h> rkeys_;         // the peer's control area, then its receive buffers
   std::vector<std::byte*> peer_recv_;     // mapped peer receive buffers (map protocol)
   std::vector<uint64_t> peer_recv_addr_;  // the peer's receive buffers in its address space
+  uint64_t amo_operand_ = 0;              // the atomic in flight: what goes, what comes back
+  uint64_t amo_reply_ = 0;
   std::unique_ptr<Mailbox> mailbox_;
 
   std::vector<uint64_t> recv_size_;

@@ -313,6 +313,56 @@ TEST_P(TwoSided, CapabilitiesDescribeThePath) {
       });
 }
 
+// Reads while the peer streams into every buffer: over a socket the read's request and reply share
+// the stream with messages that fill the kernel's buffers, and neither may cut into the other.
+TEST_P(OneSided, ReadsWhileThePeerStreamsIntoEveryBuffer) {
+  const uint32_t id = new_id();
+  constexpr int kBuffers = 8;
+  constexpr uint64_t kBig = 256 * 1024;
+  constexpr uint64_t kMessage = 48 * 1024;
+  constexpr int kRounds = 300;
+  run(
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, kBuffers, 1, kBig);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        fill(recv_buffer(p), kBig, 9);  // what B reads, again and again
+        for (int k = 0; k < kBuffers; ++k)
+          fill(reinterpret_cast<std::byte*>(p->attrs.sender_addr_list[k]), kMessage,
+               static_cast<unsigned>(k));
+        ep.notify_peer();
+        for (int round = 0; round < kRounds; ++round) {
+          for (int k = 0; k < kBuffers; ++k) send_message(ep, p, k, kMessage, 0, 0);
+        }
+        (void)recv_message(ep, p, 0);
+        destroy_path(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, kBuffers, 1, kBig);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        TK_ASSERT(ep, ep.wait_peer()) << "A never filled its buffer";
+        // Where the provider shares buffers, this send buffer is A's receive buffer: nothing to clear.
+        const bool shared = takyonPathProvider(p)->shares_buffers;
+        for (int round = 0; round < kRounds; ++round) {
+          if (!shared) std::memset(send_buffer(p), 0, kBig);
+          TK_ASSERT(ep, takyonRead(p, 0, kBig, 0, 0)) << "round " << round << ": " << error_of(p);
+          TK_EXPECT(ep, first_wrong(send_buffer(p), kBig, 9) < 0)
+              << "round " << round << ": byte " << first_wrong(send_buffer(p), kBig, 9)
+              << " of the read differs";
+          for (int k = 0; k < kBuffers; ++k) {
+            const Message m = recv_message(ep, p, k);
+            const auto* at = reinterpret_cast<const std::byte*>(p->attrs.recver_addr_list[k]);
+            TK_EXPECT(ep, m.bytes == kMessage && first_wrong(at, kMessage, static_cast<unsigned>(k)) < 0)
+                << "round " << round << " buffer " << k << ": " << m.bytes << " bytes, byte "
+                << first_wrong(at, kMessage, static_cast<unsigned>(k)) << " differs";
+          }
+        }
+        send_message(ep, p, 0, 8, 0, 0);
+        destroy_path(ep, path);
+      });
+}
+
 TEST_P(OneSided, AfterThePeerLeftIsAnError) {
   const uint32_t id = new_id();
   run(

@@ -86,7 +86,7 @@ struct GreetingHead {
   uint64_t body_bytes;
 };
 static_assert(sizeof(GreetingHead) == 48);
-inline constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '2'};
+inline constexpr char kGreetingMagic[8] = {'T', 'A', 'K', 'Y', 'O', 'N', 'U', '3'};
 inline constexpr size_t kVerdictBytes = 256;
 
 }  // namespace takyon::test::ucx

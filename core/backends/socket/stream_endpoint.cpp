@@ -301,6 +301,13 @@ Status StreamEndpoint::handshake(const EndpointConfig& config, Deadline deadline
 Status StreamEndpoint::read_error(ssize_t n, int err, const char* what) {
   if (n == 0) {
     eof_ = true;
+    if (in_state_ == InState::kPayload && in_frame_.type != kData) {
+      return TAKYON_FAIL(
+          log_, Status::kDisconnected,
+          "%s closed the connection in the middle of a one-sided %s (%llu bytes of it missing)",
+          options_.peer.c_str(), in_frame_.type == kReply ? "reply to this endpoint" : "request",
+          static_cast<unsigned long long>(in_left_));
+    }
     if (in_state_ == InState::kPayload) {
       const uint64_t got = in_frame_.bytes - in_left_;
       return TAKYON_FAIL(
@@ -556,21 +563,39 @@ Status StreamEndpoint::write_data(const SendArgs& args) {
 
 Status StreamEndpoint::write_frame(WireFrame f, const std::byte* payload, uint64_t payload_bytes,
                                    Deadline start, double finish_timeout) {
-  const size_t ncredits = owed_credits_.size();
-  f.ncredits = static_cast<uint32_t>(ncredits);
-  f.credit0 = ncredits == 0 ? 0 : owed_credits_[0];
   const uint32_t buffer = f.buffer;
-  to_wire(f);
+  const WireFrame plain = f;
   std::vector<uint32_t> extra;
-  for (size_t k = 1; k < ncredits; ++k) extra.push_back(htole32(owed_credits_[k]));
-
-  iovec iov[3] = {{&f, sizeof(f)},
-                  {extra.data(), extra.size() * sizeof(uint32_t)},
-                  {const_cast<std::byte*>(payload), payload_bytes}};
-  const uint64_t total = sizeof(f) + iov[1].iov_len + payload_bytes;
+  iovec iov[3] = {{&f, sizeof(f)}, {nullptr, 0}, {const_cast<std::byte*>(payload), payload_bytes}};
+  uint64_t total = 0;
+  // The header and the credits it carries, from what is owed when the first byte goes: until then
+  // pump() may queue (and send) control frames that take owed credits.
+  const auto build = [&] {
+    f = plain;
+    const size_t ncredits = owed_credits_.size();
+    f.ncredits = static_cast<uint32_t>(ncredits);
+    f.credit0 = ncredits == 0 ? 0 : owed_credits_[0];
+    to_wire(f);
+    extra.clear();
+    for (size_t k = 1; k < ncredits; ++k) extra.push_back(htole32(owed_credits_[k]));
+    iov[1] = {extra.data(), extra.size() * sizeof(uint32_t)};
+    total = sizeof(f) + iov[1].iov_len + payload_bytes;
+  };
   uint64_t written = 0;
   Deadline finish;
   for (;;) {
+    if (written == 0) {
+      // Control bytes go first, whole: a frame must never start inside a half-written one.
+      if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
+      if (!pending_.empty()) {
+        if (pump() != Status::kOk) return log_.status();
+        const Status waited = wait_step(start, true);
+        if (waited == Status::kTimedOut) return Status::kTimedOut;
+        if (waited != Status::kOk) return waited;
+        continue;
+      }
+      build();
+    }
     // Skip what is written already.
     msghdr msg{};
     iovec rest[3];
@@ -636,9 +661,13 @@ Status StreamEndpoint::write_frame(WireFrame f, const std::byte* payload, uint64
 Status StreamEndpoint::on_request() {
   const WireFrame& f = in_frame_;
   const uint64_t bytes = f.type == kAtomic ? 8 : f.bytes;
+  if (f.type == kAtomic && f.bytes != kAtomicAdd && f.bytes != kAtomicSwap) {
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s sent a one-sided request for an unknown atomic kind %llu (protocol error)",
+                       options_.peer.c_str(), static_cast<unsigned long long>(f.bytes));
+  }
   if (f.buffer >= recv_size_.size() || f.offset > recv_size_[f.buffer] ||
-      bytes > recv_size_[f.buffer] - f.offset ||
-      (f.type == kAtomic && f.bytes != kAtomicAdd && f.bytes != kAtomicSwap)) {
+      bytes > recv_size_[f.buffer] - f.offset) {
     return TAKYON_FAIL(
         log_, Status::kProtocol,
         "%s sent a one-sided request (type %u) for %llu bytes at offset %llu of receive buffer "
@@ -686,8 +715,8 @@ Status StreamEndpoint::on_request_payload() {
 
 Status StreamEndpoint::on_reply() {
   const WireFrame& f = in_frame_;
-  if (!awaiting_reply_ || reply_done_ || (f.offset == kReplyOk && f.bytes != reply_bytes_) ||
-      (f.offset != kReplyOk && f.bytes != 0)) {
+  if (!awaiting_reply_ || reply_done_ || f.buffer != reply_buffer_ ||
+      (f.offset == kReplyOk && f.bytes != reply_bytes_) || (f.offset != kReplyOk && f.bytes != 0)) {
     return TAKYON_FAIL(log_, Status::kProtocol,
                        "%s sent a one-sided reply (%llu bytes) that no request of this endpoint awaits "
                        "(protocol error)",
@@ -738,7 +767,6 @@ Status StreamEndpoint::remote(const RemoteArgs& args) {
   f.buffer = static_cast<uint32_t>(args.buffer);
   f.offset = args.remote_offset;
   uint64_t words[2] = {};
-  uint64_t old_le = 0;
   const std::byte* payload = nullptr;
   uint64_t payload_bytes = 0;
   std::byte* local = buffers_.send[args.buffer] + args.local_offset;
@@ -765,18 +793,19 @@ Status StreamEndpoint::remote(const RemoteArgs& args) {
       words[1] = htole64(args.compare);
       payload = reinterpret_cast<const std::byte*>(words);
       payload_bytes = kAtomicPayload;
-      reply_dest_ = reinterpret_cast<std::byte*>(&old_le);
+      reply_dest_ = reinterpret_cast<std::byte*>(&reply_word_);
       reply_bytes_ = 8;
       break;
   }
   awaiting_reply_ = true;
+  reply_buffer_ = f.buffer;
   reply_done_ = false;
   reply_code_ = kReplyOk;
   const Status status = run_request(f, payload, payload_bytes, args, what);
   awaiting_reply_ = false;  // a failed request leaves no reply expected
   reply_dest_ = nullptr;
   if (status != Status::kOk) return status;
-  if (args.result != nullptr) *args.result = le64toh(old_le);
+  if (args.result != nullptr) *args.result = le64toh(reply_word_);
   return Status::kOk;
 }
 
@@ -793,9 +822,9 @@ Status StreamEndpoint::run_request(const WireFrame& f, const std::byte* payload,
   for (;;) {
     if (pump() != Status::kOk) return log_.status();
     if (reply_done_) break;
-    if (peer_closed_ || eof_) {
-      return disconnected_error(strf("%s on buffer %d got no answer", what, args.buffer).c_str());
-    }
+    // A peer inside its destroy still answers (its close frame may come first): only the end of
+    // the stream means no answer will come.
+    if (eof_) return disconnected_error(strf("%s on buffer %d got no answer", what, args.buffer).c_str());
     const Status waited = wait_step(args.finish, !pending_.empty());
     if (waited == Status::kTimedOut) {
       return TAKYON_FAIL(log_, Status::kTimeout,

@@ -149,6 +149,8 @@ class StreamEndpoint final : public Backend {
   // One-sided: a request frame's 16-byte payload (atomics: operand, compare) as it arrives; this
   // endpoint's own request waiting for its reply.
   uint64_t request_words_[2]{};
+  uint64_t reply_word_ = 0;  // an atomic's reply (little-endian) as it arrives
+  uint32_t reply_buffer_ = 0;
   bool awaiting_reply_ = false;
   bool reply_done_ = false;
   uint64_t reply_code_ = 0;
