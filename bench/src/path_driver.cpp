@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "clock.hpp"
@@ -16,6 +18,32 @@ std::uint64_t window_messages(std::uint64_t bytes) {
   const std::uint64_t fit = kWindowBytes / std::max<std::uint64_t>(bytes, 1);
   return std::clamp<std::uint64_t>(fit, kWindowBuffers, kMaxWindow);
 }
+
+namespace {
+
+// A ping-pong workload: `start` (the command and whatever set-up it needs), one untimed round, then
+// the timed samples of `per_sample` rounds each; per-message = RTT/2.
+Workload ping_pong(std::function<void(std::uint64_t rounds)> start, std::function<void()> round) {
+  Workload w;
+  w.messages_per_time = 2;
+  w.messages_per_iter = 1;
+  w.batch = true;
+  w.run = [start = std::move(start), round = std::move(round)](
+              std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
+    start(samples * per_sample + 1);
+    round();
+    std::int64_t begin = now_ns();
+    for (std::uint64_t s = 0; s < samples; ++s) {
+      for (std::uint64_t i = 0; i < per_sample; ++i) round();
+      const std::int64_t end = now_ns();
+      out.push_back(static_cast<double>(end - begin));
+      begin = end;
+    }
+  };
+  return w;
+}
+
+}  // namespace
 
 void PathDriver::send_command(const Command& command) {
   // Pointer providers: A's send buffer 0 is B's receive buffer 0; B is done with whatever was
@@ -44,27 +72,14 @@ Workload PathDriver::cacheline_floor() {
 }
 
 Workload PathDriver::latency(std::uint64_t bytes) {
-  Workload w;
-  w.messages_per_time = 2;
-  w.messages_per_iter = 1;
-  w.batch = true;
-  w.run = [this, bytes](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
-    takyon::Path& path = path_;
-    send_command({Command::kMagic, Command::Op::kLatency, bytes, samples * per_sample + 1, 0});
-    send_message(path, 0, bytes);
-    (void)recv_message(path, 0);
-    std::int64_t start = now_ns();
-    for (std::uint64_t s = 0; s < samples; ++s) {
-      for (std::uint64_t i = 0; i < per_sample; ++i) {
-        send_message(path, 0, bytes);
-        (void)recv_message(path, 0);
-      }
-      const std::int64_t end = now_ns();
-      out.push_back(static_cast<double>(end - start));
-      start = end;
-    }
-  };
-  return w;
+  return ping_pong(
+      [this, bytes](std::uint64_t rounds) {
+        send_command({Command::kMagic, Command::Op::kLatency, bytes, rounds, 0});
+      },
+      [this, bytes] {
+        send_message(path_, 0, bytes);
+        (void)recv_message(path_, 0);
+      });
 }
 
 Workload PathDriver::bandwidth(std::uint64_t bytes, std::uint64_t window) {
@@ -96,60 +111,36 @@ Workload PathDriver::bandwidth(std::uint64_t bytes, std::uint64_t window) {
 }
 
 Workload PathDriver::write_latency(std::uint64_t bytes) {
-  Workload w;
-  w.messages_per_time = 2;
-  w.messages_per_iter = 1;
-  w.batch = true;
-  w.run = [this, bytes](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
-    takyon::Path& path = path_;
-    // Rounds count from 1 in every run: both sides clear the word the last run left, and B says
-    // when it has.
-    std::memset(path.recv_buffer(0).data(), 0, path.recv_buffer(0).size());
-    send_command({Command::kMagic, Command::Op::kWriteLatency, bytes, samples * per_sample + 1, 0});
-    (void)recv_message(path, 0);
-    std::uint64_t round = 0;
-    auto one = [&] {
-      ++round;
-      write_round(path, bytes, round);
-      wait_round(path, bytes, round);
-    };
-    one();
-    std::int64_t start = now_ns();
-    for (std::uint64_t s = 0; s < samples; ++s) {
-      for (std::uint64_t i = 0; i < per_sample; ++i) one();
-      const std::int64_t end = now_ns();
-      out.push_back(static_cast<double>(end - start));
-      start = end;
-    }
-  };
-  return w;
+  auto round = std::make_shared<std::uint64_t>(0);
+  return ping_pong(
+      [this, bytes, round](std::uint64_t rounds) {
+        // Rounds count from 1 in every run: both sides clear the word the last run left, and B says
+        // when it has.
+        *round = 0;
+        std::memset(path_.recv_buffer(0).data(), 0, path_.recv_buffer(0).size());
+        send_command({Command::kMagic, Command::Op::kWriteLatency, bytes, rounds, 0});
+        (void)recv_message(path_, 0);
+      },
+      [this, bytes, round] {
+        write_round(path_, bytes, ++*round);
+        wait_round(path_, bytes, *round);
+      });
 }
 
 Workload PathDriver::piggyback_latency(std::uint64_t bytes) {
-  Workload w;
-  w.messages_per_time = 2;
-  w.messages_per_iter = 1;
-  w.batch = true;
-  w.run = [this, bytes](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
-    takyon::Path& path = path_;
-    send_command({Command::kMagic, Command::Op::kPiggybackLatency, bytes, samples * per_sample + 1, 0});
-    std::uint32_t round = 0;
-    auto one = [&] {
-      ++round;
-      if (!path.write_piggyback(0, bytes, 0, 0, round)) throw std::runtime_error("write_piggyback timed out");
-      const takyon::Received got = recv_message(path, 0);
-      if (got.piggyback != round) throw std::runtime_error("endpoint A: a piggyback value came back changed");
-    };
-    one();
-    std::int64_t start = now_ns();
-    for (std::uint64_t s = 0; s < samples; ++s) {
-      for (std::uint64_t i = 0; i < per_sample; ++i) one();
-      const std::int64_t end = now_ns();
-      out.push_back(static_cast<double>(end - start));
-      start = end;
-    }
-  };
-  return w;
+  auto round = std::make_shared<std::uint32_t>(0);
+  return ping_pong(
+      [this, bytes, round](std::uint64_t rounds) {
+        *round = 0;
+        send_command({Command::kMagic, Command::Op::kPiggybackLatency, bytes, rounds, 0});
+      },
+      [this, bytes, round] {
+        const std::uint32_t value = ++*round;
+        if (!path_.write_piggyback(0, bytes, 0, 0, value))
+          throw std::runtime_error("write_piggyback timed out");
+        if (recv_message(path_, 0).piggyback != value)
+          throw std::runtime_error("endpoint A: a piggyback value came back changed");
+      });
 }
 
 void PathDriver::quit() {
