@@ -918,6 +918,10 @@ Status UcxEndpoint::wait(Ready ready, Deadline deadline, Wait what, int buffer) 
     if (peer_closed_ && what != Wait::kClose) {
       progress(true);  // a message sent before the peer destroyed its endpoint is still delivered
       if (failure_ == Status::kOk && ready()) return Status::kOk;
+      // A one-sided operation already on its way is still answered: the peer progresses until
+      // this endpoint closes. Leaving it in flight would have the peer's UCX answer a closed
+      // endpoint, which UCX 1.13 (error handling mode NONE) treats as fatal in the peer.
+      if (what == Wait::kOneSided && failure_ == Status::kOk && !deadline.expired(now_ns())) continue;
       return peer_gone(what, buffer);
     }
   }
@@ -1202,6 +1206,7 @@ Status UcxEndpoint::remote(const RemoteArgs& args) {
   }
   const uint64_t raddr = peer_recv_addr_[k] + args.remote_offset;
   std::byte* local = send_regions_[k].addr + args.local_offset;
+  if (args.start_only) return start_remote(args, raddr, rkey, local);
   ucp_request_param_t param{};
   switch (args.op) {
     case RemoteOp::kWrite: {
@@ -1245,6 +1250,107 @@ Status UcxEndpoint::remote(const RemoteArgs& args) {
   return TAKYON_FAIL(log_, Status::kInvalidArgument, "unknown one-sided operation");
 }
 
+Status UcxEndpoint::start_remote(const RemoteArgs& args, uint64_t raddr, ucp_rkey_h rkey, std::byte* local) {
+  static constexpr const char* kNames[] = {"takyonWriteStart", "takyonReadStart", "takyonAtomicFetchAddStart",
+                                           "takyonAtomicCompareSwapStart"};
+  const char* what = kNames[static_cast<int>(args.op)];
+  if (started_flush_issued_) started_after_flush_ = true;  // the flush out now does not cover this one
+  ucp_request_param_t param{};
+  void* request = nullptr;
+  switch (args.op) {
+    case RemoteOp::kWrite:
+      if (args.bytes > 0) request = ucp_put_nbx(ep_, local, args.bytes, raddr, rkey, &param);
+      break;
+    case RemoteOp::kRead:
+      if (args.bytes > 0) request = ucp_get_nbx(ep_, local, args.bytes, raddr, rkey, &param);
+      break;
+    case RemoteOp::kFetchAdd:
+    case RemoteOp::kCompareSwap: {
+      if (raddr % 8 != 0) {
+        return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                           "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit "
+                           "atomic; the buffer itself is not)",
+                           static_cast<unsigned long long>(args.remote_offset), args.buffer);
+      }
+      const bool add = args.op == RemoteOp::kFetchAdd;
+      StartedAtomic& amo = started_amo_.emplace_back();
+      amo.operand = add ? args.operand : args.compare;
+      amo.reply = add ? 0 : args.operand;
+      amo.result = args.result;
+      param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+      param.datatype = ucp_dt_make_contig(8);
+      param.reply_buffer = &amo.reply;
+      request = ucp_atomic_op_nbx(ep_, add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_CSWAP, &amo.operand, 1, raddr,
+                                  rkey, &param);
+      break;
+    }
+  }
+  if (UCS_PTR_IS_ERR(request)) {
+    return TAKYON_FAIL(log_, Status::kDisconnected, "%s to %s (buffer %d) failed: %s", what,
+                       stream_.peer.c_str(), args.buffer, ucs_text(UCS_PTR_STATUS(request)).c_str());
+  }
+  if (request != nullptr) started_req_.push_back(request);
+  return Status::kOk;
+}
+
+Status UcxEndpoint::remote_finish(Deadline finish) {
+  if (failure_ != Status::kOk) return TAKYON_FAIL(log_, failure_, "%s", failure_text_.c_str());
+  // One flush completes every operation issued before it, at the target too. A finish test that
+  // timed out keeps waiting on the same flush next time; operations started meanwhile need
+  // another flush once it is done.
+  for (;;) {
+    if (!started_flush_issued_) {
+      ucp_request_param_t flush_param{};
+      void* flush = ucp_ep_flush_nbx(ep_, &flush_param);
+      if (UCS_PTR_IS_ERR(flush)) {
+        return TAKYON_FAIL(log_, Status::kDisconnected,
+                           "flushing the started one-sided operations to %s failed: %s", stream_.peer.c_str(),
+                           ucs_text(UCS_PTR_STATUS(flush)).c_str());
+      }
+      started_flush_ = flush;
+      started_flush_issued_ = true;
+      started_after_flush_ = false;
+    }
+    if (started_flush_ != nullptr) {
+      void* flush = started_flush_;
+      progress();
+      if (request_pending(flush)) {
+        const Status done = wait([&] { return !request_pending(flush); }, finish, Wait::kOneSided, -1);
+        if (done != Status::kOk) return done;  // kTimedOut: still in flight, call again
+      }
+      const ucs_status_t ustatus = ucp_request_check_status(flush);
+      ucp_request_free(flush);
+      started_flush_ = nullptr;
+      started_flush_issued_ = false;
+      if (ustatus != UCS_OK) {
+        return TAKYON_FAIL(log_, Status::kDisconnected,
+                           "flushing the started one-sided operations to %s failed: %s", stream_.peer.c_str(),
+                           ucs_text(ustatus).c_str());
+      }
+    }
+    started_flush_issued_ = false;
+    if (!started_after_flush_) break;
+  }
+  // The flush is done, so each operation before it is too; report the first that failed.
+  Status result = Status::kOk;
+  for (void* request : started_req_) {
+    const ucs_status_t ustatus = ucp_request_check_status(request);
+    if (ustatus != UCS_OK && result == Status::kOk) {
+      result = TAKYON_FAIL(
+          log_, Status::kDisconnected, "a started one-sided operation to %s failed: %s", stream_.peer.c_str(),
+          ustatus == UCS_INPROGRESS ? "not complete after the flush" : ucs_text(ustatus).c_str());
+    }
+    ucp_request_free(request);  // one still pending is freed by UCX when it completes
+  }
+  started_req_.clear();
+  if (result != Status::kOk) return result;
+  for (const StartedAtomic& amo : started_amo_) {
+    if (amo.result != nullptr) *amo.result = amo.reply;
+  }
+  started_amo_.clear();
+  return Status::kOk;
+}
+
 Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {
   if (worker_ == nullptr) return Status::kOk;
   Status result = Status::kOk;
@@ -1281,6 +1387,17 @@ Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {
                       stream_.peer.c_str());
     }
   }
+  // Started operations still in flight (a failed path): let them end, bounded, so that the peer's
+  // UCX does not answer a closed endpoint (fatal there in error handling mode NONE).
+  if (!started_req_.empty() || started_flush_ != nullptr) {
+    const auto pending = [&] {
+      return (started_flush_ != nullptr && request_pending(started_flush_)) ||
+             std::any_of(started_req_.begin(), started_req_.end(),
+                         [&](void* r) { return request_pending(r); });
+    };
+    const Deadline bound = Deadline::after(0.1);
+    while (!bound.expired() && pending()) ucp_worker_progress(worker_);
+  }
   // Release: requests, keys, the UCX endpoint, registrations, the worker.
   tearing_down_ = true;
   bool cancelled = false;
@@ -1306,6 +1423,10 @@ Status UcxEndpoint::destroy(bool graceful, Deadline deadline) {
     if (request != nullptr) ucp_request_free(request);
     request = nullptr;
   }
+  for (void* request : started_req_) ucp_request_free(request);
+  started_req_.clear();
+  if (started_flush_ != nullptr) ucp_request_free(started_flush_);
+  started_flush_ = nullptr;
   for (ControlSend& c : control_sends_) ucp_request_free(c.request);
   for (ucp_rkey_h rkey : rkeys_) {
     if (rkey != nullptr) ucp_rkey_destroy(rkey);

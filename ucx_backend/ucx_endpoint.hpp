@@ -26,6 +26,7 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,8 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
     return peer_recv_.empty() ? nullptr : peer_recv_[static_cast<size_t>(buffer)];
   }
   Status remote(const RemoteArgs& args) override;
+  /// Started operations: one ucp_ep_flush_nbx completes them all at the target.
+  Status remote_finish(Deadline finish) override;
   Status check_peer(bool thorough) override;
   /// Unmapped buffers: ucp_put/get/atomic, which UCX may emulate with messages the peer's worker
   /// must progress (TCP); counted as needing the peer unless every buffer is mapped.
@@ -104,6 +107,8 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   Status connect_timeout();
   /// Waits for a request of a one-sided operation (nullptr or an error pointer: done already).
   Status finish_remote(void* request, const RemoteArgs& args, const char* what);
+  /// remote() with args.start_only: issues the operation and keeps its request for remote_finish().
+  Status start_remote(const RemoteArgs& args, uint64_t raddr, ucp_rkey_h rkey, std::byte* local);
 
   // Active-message protocol.
   static ucs_status_t on_data(void* arg, const void* header, size_t header_length, void* data, size_t length,
@@ -150,6 +155,19 @@ class UcxEndpoint final : public Backend, public PeerMonitor {
   std::vector<uint64_t> peer_recv_addr_;  // the peer's receive buffers in its address space
   uint64_t amo_operand_ = 0;              // the atomic in flight: what goes, what comes back
   uint64_t amo_reply_ = 0;
+  // Started one-sided operations (RemoteArgs::start_only) until remote_finish(): their requests,
+  // the flush that completes them, and each started atomic's operand and reply, in a deque
+  // because UCX holds their addresses.
+  struct StartedAtomic {
+    uint64_t operand = 0;
+    uint64_t reply = 0;
+    uint64_t* result = nullptr;
+  };
+  std::vector<void*> started_req_;
+  std::deque<StartedAtomic> started_amo_;
+  void* started_flush_ = nullptr;
+  bool started_flush_issued_ = false;
+  bool started_after_flush_ = false;  // started while that flush was out: it does not cover them
   std::unique_ptr<Mailbox> mailbox_;
 
   std::vector<uint64_t> recv_size_;

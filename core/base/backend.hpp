@@ -56,6 +56,9 @@ struct RemoteArgs {
   uint64_t compare = 0;        ///< Compare-and-swap: the expected value.
   uint64_t* result = nullptr;  ///< The atomics: the word's previous value (never null).
   Deadline finish;             ///< For the operation to complete (send_finish_timeout).
+  /// Start it and return (takyonWriteStart ...): remote_finish() completes it. `result` may be
+  /// null then, and is written by the time remote_finish() returns kOk.
+  bool start_only = false;
 };
 
 struct RecvResult {
@@ -88,6 +91,9 @@ class Backend {
   /// One-sided operations that peer_recv_memory() cannot map: the backend carries the operation to
   /// the peer and returns once it is complete there (kOk), or an error (kTimeout past `finish`).
   virtual Status remote(const RemoteArgs& /*args*/) { return Status::kUnsupported; }
+  /// Completes every operation remote() started (args.start_only) at the peer: kOk, kTimedOut when
+  /// some are still in flight at `finish` (call again), or the first error among them.
+  virtual Status remote_finish(Deadline /*finish*/) { return Status::kOk; }
   /// Whether remote() needs the peer inside a call to complete (it carries the operation to the
   /// peer's process rather than into its memory). Asked after create.
   [[nodiscard]] virtual bool remote_needs_peer_call() const { return false; }

@@ -157,6 +157,47 @@ bool takyonAtomicCompareSwap(TakyonPath* path, int buffer_index, uint64_t offset
   });
 }
 
+bool takyonWriteStart(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t src_offset,
+                      uint64_t dest_offset) {
+  if (path == nullptr) return null_path("takyonWriteStart");
+  return guarded("takyonWriteStart", [&] {
+    return report(PathCore::from(path)->write(buffer_index, bytes, src_offset, dest_offset, true), nullptr);
+  });
+}
+
+bool takyonReadStart(TakyonPath* path, int buffer_index, uint64_t bytes, uint64_t local_offset,
+                     uint64_t remote_offset) {
+  if (path == nullptr) return null_path("takyonReadStart");
+  return guarded("takyonReadStart", [&] {
+    return report(PathCore::from(path)->read(buffer_index, bytes, local_offset, remote_offset, true),
+                  nullptr);
+  });
+}
+
+bool takyonAtomicFetchAddStart(TakyonPath* path, int buffer_index, uint64_t offset, uint64_t add,
+                               uint64_t* old_ret) {
+  if (path == nullptr) return null_path("takyonAtomicFetchAddStart");
+  return guarded("takyonAtomicFetchAddStart", [&] {
+    return report(PathCore::from(path)->fetch_add(buffer_index, offset, add, old_ret, true), nullptr);
+  });
+}
+
+bool takyonAtomicCompareSwapStart(TakyonPath* path, int buffer_index, uint64_t offset, uint64_t compare,
+                                  uint64_t swap, uint64_t* old_ret) {
+  if (path == nullptr) return null_path("takyonAtomicCompareSwapStart");
+  return guarded("takyonAtomicCompareSwapStart", [&] {
+    return report(PathCore::from(path)->compare_swap(buffer_index, offset, compare, swap, old_ret, true),
+                  nullptr);
+  });
+}
+
+bool takyonIsOneSidedFinished(TakyonPath* path, bool* timed_out_ret) {
+  if (path == nullptr) return null_path("takyonIsOneSidedFinished");
+  return guarded("takyonIsOneSidedFinished", [&] {
+    return report(PathCore::from(path)->is_one_sided_finished(timed_out_ret != nullptr), timed_out_ret);
+  });
+}
+
 char* takyonDestroy(TakyonPath** path_ret) {
   if (path_ret == nullptr || *path_ret == nullptr) {
     return c_string("takyonDestroy: path is NULL (never created, or already destroyed)");

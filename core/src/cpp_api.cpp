@@ -167,6 +167,35 @@ std::uint64_t Path::atomic_compare_swap(int buffer, std::uint64_t offset, std::u
   return old;
 }
 
+void Path::write_start(int buffer, std::uint64_t bytes, std::uint64_t src_offset, std::uint64_t dest_offset) {
+  PathCore& core = live(core_, "write_start");
+  throw_if_error(core.write(buffer, bytes, src_offset, dest_offset, true), core);
+}
+
+void Path::read_start(int buffer, std::uint64_t bytes, std::uint64_t local_offset,
+                      std::uint64_t remote_offset) {
+  PathCore& core = live(core_, "read_start");
+  throw_if_error(core.read(buffer, bytes, local_offset, remote_offset, true), core);
+}
+
+void Path::atomic_fetch_add_start(int buffer, std::uint64_t offset, std::uint64_t add, std::uint64_t* old) {
+  PathCore& core = live(core_, "atomic_fetch_add_start");
+  throw_if_error(core.fetch_add(buffer, offset, add, old, true), core);
+}
+
+void Path::atomic_compare_swap_start(int buffer, std::uint64_t offset, std::uint64_t compare,
+                                     std::uint64_t swap, std::uint64_t* old) {
+  PathCore& core = live(core_, "atomic_compare_swap_start");
+  throw_if_error(core.compare_swap(buffer, offset, compare, swap, old, true), core);
+}
+
+bool Path::is_one_sided_finished() {
+  PathCore& core = live(core_, "is_one_sided_finished");
+  const Status status = core.is_one_sided_finished(true);
+  throw_if_error(status, core);
+  return status == Status::kOk;
+}
+
 void Path::destroy() {
   PathCore& core = live(core_, "destroy");
   const std::string error = core.destroy();

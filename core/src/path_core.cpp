@@ -301,6 +301,12 @@ Status PathCore::send_as(const char* op, int buffer, uint64_t bytes, uint64_t sr
       in_flight_[buffer] != 0) [[unlikely]] {
     return reject_send(op, buffer, bytes, src_offset, dest_offset, timed_out_wanted);
   }
+  // The notification must not overtake a started one-sided operation. If they are not complete
+  // by send_finish_timeout, nothing was sent: a timeout the caller can take, and call again.
+  if (started_ != 0) [[unlikely]] {
+    const Status done = complete_started(op, buffer, finish_deadline(), timed_out_wanted);
+    if (done != Status::kOk) return done;
+  }
   const TakyonPathAttributes& a = c_.attrs;
   SendArgs args;
   args.buffer = buffer;
@@ -378,7 +384,7 @@ Status PathCore::is_send_finished(int buffer, bool timed_out_wanted, const char*
 }
 
 Status PathCore::one_sided(const char* operation, int buffer, uint64_t bytes, uint64_t remote_offset,
-                           bool local, uint64_t local_offset, std::byte*& remote) {
+                           bool local, uint64_t local_offset, bool start, std::byte*& remote) {
   if (failed_) return reject_failed_path(operation, buffer);
   if (!entry_->info.one_sided) {
     (void)TAKYON_FAIL(log_, Status::kUnsupported,
@@ -409,13 +415,58 @@ Status PathCore::one_sided(const char* operation, int buffer, uint64_t bytes, ui
   // a system call, every 1024th operation).
   const Status peer = backend_->check_peer((one_sided_ops_++ & 1023) == 0);
   if (peer < Status::kOk) return failed(operation, buffer, peer);
+  if (started_ != 0 && (!start || started_ >= kMaxStartedOneSided)) [[unlikely]] {
+    if (complete_started(operation, buffer, finish_deadline(), false) != Status::kOk) return log_.status();
+  }
   remote = backend_->peer_recv_memory(buffer);  // nullptr: the backend carries the operation
   return Status::kOk;
 }
 
+Status PathCore::complete_started(const char* operation, int buffer, Deadline deadline, bool may_time_out) {
+  const Status status = backend_->remote_finish(deadline);
+  if (status == Status::kOk) {
+    started_ = 0;
+    return status;
+  }
+  if (status == Status::kTimedOut && may_time_out) return status;
+  if (status == Status::kTimedOut) {
+    (void)TAKYON_FAIL(log_, Status::kTimeout,
+                      "the %u one-sided operation%s started earlier did not complete within "
+                      "send_finish_timeout, and this call must follow them",
+                      started_, started_ == 1 ? "" : "s");
+    return failed(operation, buffer, Status::kTimeout);
+  }
+  return failed(operation, buffer, status);
+}
+
+Status PathCore::is_one_sided_finished(bool timed_out_wanted) {
+  static constexpr const char* kOp = "takyonIsOneSidedFinished";
+  const TakyonPathAttributes& a = c_.attrs;
+  if (failed_) return reject_failed_path(kOp, -1);
+  if (!entry_->info.one_sided) {
+    (void)TAKYON_FAIL(log_, Status::kUnsupported,
+                      "provider %s has no one-sided operations (its row of the provider table says one_sided "
+                      "false; takyon-info lists the providers that have them)",
+                      entry_->info.name);
+    return failed(kOp, -1, Status::kUnsupported);
+  }
+  if (check_timed_out_ret(kOp, timed_out_wanted, TAKYON_WAIT_FOREVER, a.send_finish_timeout, "(start)",
+                          "send_finish_timeout") != Status::kOk) {
+    return log_.status();
+  }
+  if (started_ == 0) return Status::kOk;  // none, or the provider did each one as it started
+  const Status status = backend_->remote_finish(finish_deadline());
+  if (status == Status::kOk) started_ = 0;
+  if (status < Status::kOk) return failed(kOp, -1, status);
+  return status;
+}
+
 Status PathCore::carry(const char* operation, const RemoteArgs& args) {
   const Status status = backend_->remote(args);
-  if (status == Status::kOk) return status;
+  if (status == Status::kOk) {
+    if (args.start_only) ++started_;
+    return status;
+  }
   if (status == Status::kUnsupported && log_.cause().empty()) {
     (void)TAKYON_FAIL(log_, Status::kUnsupported, "the peer's receive buffer %d is not mapped here",
                       args.buffer);
@@ -423,10 +474,10 @@ Status PathCore::carry(const char* operation, const RemoteArgs& args) {
   return failed(operation, args.buffer, status < Status::kOk ? status : Status::kTimeout);
 }
 
-Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset) {
-  static constexpr const char* kOp = "takyonWrite";
+Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool start) {
+  const char* kOp = start ? "takyonWriteStart" : "takyonWrite";
   std::byte* remote = nullptr;
-  const Status status = one_sided(kOp, buffer, bytes, dest_offset, true, src_offset, remote);
+  const Status status = one_sided(kOp, buffer, bytes, dest_offset, true, src_offset, start, remote);
   if (status != Status::kOk) return status;
   if (remote == nullptr) {
     RemoteArgs args{.op = RemoteOp::kWrite,
@@ -434,7 +485,8 @@ Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t
                     .bytes = bytes,
                     .local_offset = src_offset,
                     .remote_offset = dest_offset,
-                    .finish = finish_deadline()};
+                    .finish = finish_deadline(),
+                    .start_only = start};
     return carry(kOp, args);
   }
   // memmove: where the provider shares buffers, both sides' buffer is one memory.
@@ -443,10 +495,10 @@ Status PathCore::write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t
   return Status::kOk;
 }
 
-Status PathCore::read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset) {
-  static constexpr const char* kOp = "takyonRead";
+Status PathCore::read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset, bool start) {
+  const char* kOp = start ? "takyonReadStart" : "takyonRead";
   std::byte* remote = nullptr;
-  const Status status = one_sided(kOp, buffer, bytes, remote_offset, true, local_offset, remote);
+  const Status status = one_sided(kOp, buffer, bytes, remote_offset, true, local_offset, start, remote);
   if (status != Status::kOk) return status;
   if (remote == nullptr) {
     RemoteArgs args{.op = RemoteOp::kRead,
@@ -454,7 +506,8 @@ Status PathCore::read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_
                     .bytes = bytes,
                     .local_offset = local_offset,
                     .remote_offset = remote_offset,
-                    .finish = finish_deadline()};
+                    .finish = finish_deadline(),
+                    .start_only = start};
     return carry(kOp, args);
   }
   std::atomic_thread_fence(std::memory_order_acquire);
@@ -462,9 +515,10 @@ Status PathCore::read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_
   return Status::kOk;
 }
 
-Status PathCore::atomic_word(const char* operation, int buffer, uint64_t offset, uint64_t*& word) {
+Status PathCore::atomic_word(const char* operation, int buffer, uint64_t offset, bool start,
+                             uint64_t*& word) {
   std::byte* remote = nullptr;
-  const Status status = one_sided(operation, buffer, 8, offset, false, 0, remote);
+  const Status status = one_sided(operation, buffer, 8, offset, false, 0, start, remote);
   if (status != Status::kOk) return status;
   // Where the peer's buffer is not mapped here, the offset must be aligned (the backend checks the
   // address itself, which only the peer may know).
@@ -478,10 +532,10 @@ Status PathCore::atomic_word(const char* operation, int buffer, uint64_t offset,
   return Status::kOk;
 }
 
-Status PathCore::fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old) {
-  static constexpr const char* kOp = "takyonAtomicFetchAdd";
+Status PathCore::fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old, bool start) {
+  const char* kOp = start ? "takyonAtomicFetchAddStart" : "takyonAtomicFetchAdd";
   uint64_t* word = nullptr;
-  const Status status = atomic_word(kOp, buffer, offset, word);
+  const Status status = atomic_word(kOp, buffer, offset, start, word);
   if (status != Status::kOk) return status;
   uint64_t previous = 0;
   if (word == nullptr) {
@@ -490,9 +544,11 @@ Status PathCore::fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* 
                     .bytes = 8,
                     .remote_offset = offset,
                     .operand = add,
-                    .result = &previous,
-                    .finish = finish_deadline()};
-    if (carry(kOp, args) != Status::kOk) return log_.status();
+                    .result = start ? old : &previous,  // started: written when it completes
+                    .finish = finish_deadline(),
+                    .start_only = start};
+    const Status carried = carry(kOp, args);
+    if (carried != Status::kOk || start) return carried;
   } else {
     previous = std::atomic_ref<uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
   }
@@ -500,10 +556,11 @@ Status PathCore::fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* 
   return Status::kOk;
 }
 
-Status PathCore::compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old) {
-  static constexpr const char* kOp = "takyonAtomicCompareSwap";
+Status PathCore::compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old,
+                              bool start) {
+  const char* kOp = start ? "takyonAtomicCompareSwapStart" : "takyonAtomicCompareSwap";
   uint64_t* word = nullptr;
-  const Status status = atomic_word(kOp, buffer, offset, word);
+  const Status status = atomic_word(kOp, buffer, offset, start, word);
   if (status != Status::kOk) return status;
   uint64_t expected = compare;
   if (word == nullptr) {
@@ -513,9 +570,11 @@ Status PathCore::compare_swap(int buffer, uint64_t offset, uint64_t compare, uin
                     .remote_offset = offset,
                     .operand = swap,
                     .compare = compare,
-                    .result = &expected,
-                    .finish = finish_deadline()};
-    if (carry(kOp, args) != Status::kOk) return log_.status();
+                    .result = start ? old : &expected,  // started: written when it completes
+                    .finish = finish_deadline(),
+                    .start_only = start};
+    const Status carried = carry(kOp, args);
+    if (carried != Status::kOk || start) return carried;
   } else {
     std::atomic_ref<uint64_t>(*word).compare_exchange_strong(expected, swap, std::memory_order_seq_cst);
   }
@@ -583,6 +642,11 @@ void PathCore::capabilities(TakyonPathCapabilities& out) const {
 }
 
 std::string PathCore::destroy() {
+  // Started one-sided operations complete first; if they cannot, the destroy is forced.
+  const bool started_failed =
+      !failed_ && started_ != 0 &&
+      complete_started("takyonDestroy", -1, Deadline::after(c_.attrs.path_destroy_timeout), false) !=
+          Status::kOk;
   const bool graceful = !failed_;
   const Status status = backend_->destroy(graceful, Deadline::after(c_.attrs.path_destroy_timeout));
   if ((c_.attrs.verbosity & (TAKYON_VERBOSITY_CREATE_DESTROY | TAKYON_VERBOSITY_CREATE_DESTROY_MORE)) != 0) {
@@ -591,6 +655,7 @@ std::string PathCore::destroy() {
     std::fflush(stdout);
   }
   backend_.reset();
+  if (started_failed) return last_error_;
   if (status < Status::kOk) {
     (void)failed("takyonDestroy", -1, status);
     return last_error_;

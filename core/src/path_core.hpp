@@ -41,11 +41,18 @@ class PathCore {
               uint32_t* piggyback = nullptr, const char* api_name = "takyonRecv");
   /// What this path can do (takyon_providers.h: TakyonPathCapabilities).
   void capabilities(TakyonPathCapabilities& out) const;
-  /// One-sided operations (takyon.h): complete when they return; kOk or an error (path failed).
-  Status write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset);
-  Status read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset);
-  Status fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old);
-  Status compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old);
+  /// One-sided operations (takyon.h): complete when they return, or with `start` (takyonWriteStart
+  /// ...) once is_one_sided_finished() says so; kOk or an error (path failed). `old` may be null.
+  Status write(int buffer, uint64_t bytes, uint64_t src_offset, uint64_t dest_offset, bool start = false);
+  Status read(int buffer, uint64_t bytes, uint64_t local_offset, uint64_t remote_offset, bool start = false);
+  Status fetch_add(int buffer, uint64_t offset, uint64_t add, uint64_t* old, bool start = false);
+  Status compare_swap(int buffer, uint64_t offset, uint64_t compare, uint64_t swap, uint64_t* old,
+                      bool start = false);
+  /// Completes every started one-sided operation (bounded by send_finish_timeout): kOk, kTimedOut
+  /// (some still in flight; only when `timed_out_wanted`), or an error (path failed).
+  Status is_one_sided_finished(bool timed_out_wanted);
+  /// At most this many started one-sided operations are in flight; the next start completes them.
+  static constexpr uint32_t kMaxStartedOneSided = 64;
   /// Graceful unless the path failed. Returns the formatted error, or "" on success.
   std::string destroy();
 
@@ -79,12 +86,19 @@ class PathCore {
   /// [remote_offset, + bytes) and, when local, this endpoint's [local_offset, + bytes), the peer);
   /// sets `remote` to the peer's receive buffer as mapped here, or nullptr where the backend carries
   /// the operation (carry()).
+  /// A blocking operation first completes the started ones (ordering); a start beyond
+  /// kMaxStartedOneSided does too.
   Status one_sided(const char* operation, int buffer, uint64_t bytes, uint64_t remote_offset, bool local,
-                   uint64_t local_offset, std::byte*& remote);
+                   uint64_t local_offset, bool start, std::byte*& remote);
   /// The word of an atomic: one_sided() plus its alignment (nullptr: not mapped here).
-  Status atomic_word(const char* operation, int buffer, uint64_t offset, uint64_t*& word);
+  Status atomic_word(const char* operation, int buffer, uint64_t offset, bool start, uint64_t*& word);
   /// Hands a one-sided operation to the backend (Backend::remote), bounded by send_finish_timeout.
   Status carry(const char* operation, const RemoteArgs& args);
+  /// Completes the started one-sided operations before `operation` (which must follow them) by
+  /// `deadline`: kOk, kTimedOut when `may_time_out` (the path stays usable), or an error (a
+  /// timeout too otherwise; path failed).
+  [[gnu::cold, gnu::noinline]] Status complete_started(const char* operation, int buffer, Deadline deadline,
+                                                       bool may_time_out);
   [[nodiscard]] Deadline finish_deadline() const noexcept {
     return Deadline::after(c_.attrs.send_finish_timeout);
   }
@@ -105,6 +119,7 @@ class PathCore {
   std::vector<uint64_t> remote_recv_bytes_;  // the peer's receive buffer sizes, per send buffer
   std::vector<char> in_flight_;              // non-blocking send started on buffer i, not yet finished
   uint64_t one_sided_ops_ = 0;  // one-sided operations so far (every 1024th checks the peer's process)
+  uint32_t started_ = 0;        // one-sided operations the backend carries, started and not finished
   // Decided once at create so the hot paths test one flag each.
   bool send_timeouts_forever_ = true;
   bool recv_timeouts_forever_ = true;

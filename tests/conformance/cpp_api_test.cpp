@@ -114,6 +114,14 @@ TEST_P(TwoSided, CppApiOneSided) {
         path.read(0, 512, 3072, 1024);
         const std::string bad = check_span(path.send_buffer(0).subspan(3072, 512), 7, 0);
         TK_EXPECT(ep, bad.empty()) << bad;
+        // Started, then finished: the write lands and the fetched value arrives by the finish.
+        fill_span(path.send_buffer(0).subspan(2560, 256), 8, 0);
+        path.write_start(0, 256, 2560, 2560);
+        std::uint64_t old = 99;
+        path.atomic_fetch_add_start(0, 2048, 1, &old);
+        while (!path.is_one_sided_finished()) {
+        }
+        TK_EXPECT(ep, old == 10) << "the started fetch-add found " << old;
         path.send(0, 8, 3584, 3584);  // done: B, inside recv() meanwhile, may look
         TK_EXPECT(ep, ep.wait_peer()) << "no word from endpoint B";
         path.destroy();
@@ -127,7 +135,9 @@ TEST_P(TwoSided, CppApiOneSided) {
           TK_EXPECT(ep, bad.empty()) << bad;
           std::uint64_t words[2] = {0, 0};
           std::memcpy(words, path.recv_buffer(0).data() + 2048, sizeof words);
-          TK_EXPECT(ep, words[0] == 10 && words[1] == 9) << words[0] << ", " << words[1];
+          TK_EXPECT(ep, words[0] == 11 && words[1] == 9) << words[0] << ", " << words[1];
+          const std::string started = check_span(path.recv_buffer(0).subspan(2560, 256), 8, 0);
+          TK_EXPECT(ep, started.empty()) << "the started write: " << started;
           ep.notify_peer();
           path.destroy();
           return;

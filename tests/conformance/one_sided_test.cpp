@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One-sided operations (takyon.h: takyonWrite, takyonRead, takyonAtomicFetchAdd,
-// takyonAtomicCompareSwap) on every provider: where the provider's row says one_sided, the bytes
-// and words they move are checked, atomics from both sides on one word add up, and bad offsets,
-// alignments and indices fail naming the problem; elsewhere every call is refused naming the
+// takyonAtomicCompareSwap, their started forms and the finish test) on every provider: where the provider's
+// row says one_sided, the bytes and words they move are checked, atomics from both sides on one word add up,
+// and bad offsets, alignments and indices fail naming the problem; elsewhere every call is refused naming the
 // provider. The targets are the peer's receive buffers. Where a provider carries the operations to
 // the target (a socket, UCX without remote memory access), the target is inside a call meanwhile.
 #include <algorithm>
@@ -146,6 +146,18 @@ TEST_P(TwoSided, OneSidedBadArgumentsAreErrors) {
        has ? "exceed the peer's receive buffer" : no_ops},
       {"buffer index out of range", [](TakyonPath* p) { return takyonWrite(p, 3, 8, 0, 0); },
        has ? "buffer_index 3 is out of range" : no_ops},
+      {"started write past the peer's buffer",
+       [](TakyonPath* p) { return takyonWriteStart(p, 0, 100, 0, kBytes - 50); },
+       has ? "exceed the peer's receive buffer" : no_ops},
+      {"started read past the local buffer",
+       [](TakyonPath* p) { return takyonReadStart(p, 0, 100, kBytes - 50, 0); },
+       has ? "exceed send buffer" : no_ops},
+      {"started misaligned atomic",
+       [](TakyonPath* p) { return takyonAtomicCompareSwapStart(p, 0, 12, 0, 1, nullptr); },
+       has ? "not 8-byte aligned" : no_ops},
+      {"finish test without timed_out_ret (send_finish_timeout is finite)",
+       [](TakyonPath* p) { return takyonIsOneSidedFinished(p, nullptr); },
+       has ? "timed_out_ret is NULL" : no_ops},
   };
   for (const Case& c : cases) {
     const uint32_t id = new_id();
@@ -365,6 +377,188 @@ TEST_P(OneSided, ReadsWhileThePeerStreamsIntoEveryBuffer) {
               << " differs";
         }
         send_message(ep, p, 0, 8, 0, 0);
+        destroy_path(ep, path);
+      });
+}
+
+/// Calls the finish test until it says done (each call waits up to send_finish_timeout).
+bool finish_started(TakyonPath* p) {
+  bool timed_out = true;
+  while (timed_out) {
+    if (!takyonIsOneSidedFinished(p, &timed_out)) return false;
+  }
+  return true;
+}
+
+// Started operations: more than fit in flight at once, a send that must follow them, reads and
+// atomics whose results arrive by the finish test. B is inside a call throughout.
+TEST_P(OneSided, StartedOperationsCompleteByTheFinishTest) {
+  const uint32_t id = new_id();
+  constexpr int kWrites = 100;  // beyond the 64 in flight: a start completes the earlier ones
+  constexpr uint64_t kPiece = 32;
+  constexpr int kReads = 50;
+  constexpr uint64_t kReadPiece = 64;
+  constexpr int kAdds = 20;
+  run(
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        bool timed_out = true;
+        TK_ASSERT(ep, takyonIsOneSidedFinished(p, &timed_out) && !timed_out)
+            << "nothing started: " << error_of(p);
+        for (int i = 0; i < kWrites; ++i) {
+          const uint64_t at = static_cast<uint64_t>(i) * kPiece;
+          fill(send_buffer(p) + at, kPiece, static_cast<unsigned>(i));
+          TK_ASSERT(ep, takyonWriteStart(p, 0, kPiece, at, at)) << "write " << i << ": " << error_of(p);
+        }
+        // No finish test: the send completes them before its notification goes.
+        send_message(ep, p, 0, 8, 3400, 3400);
+        (void)recv_message(ep, p, 0);  // B checked the writes and filled what A reads
+        if (!takyonPathProvider(p)->shares_buffers) std::memset(send_buffer(p), 0, kBytes);
+        uint64_t olds[kAdds];
+        std::fill(std::begin(olds), std::end(olds), ~uint64_t{0});
+        uint64_t swapped = 1;
+        for (int i = 0; i < kReads; ++i) {
+          const uint64_t at = static_cast<uint64_t>(i) * kReadPiece;
+          TK_ASSERT(ep, takyonReadStart(p, 0, kReadPiece, at, at)) << "read " << i << ": " << error_of(p);
+          if (i < kAdds) {
+            TK_ASSERT(ep, takyonAtomicFetchAddStart(p, 0, kWord, 1, &olds[i])) << error_of(p);
+          }
+        }
+        TK_ASSERT(ep, takyonAtomicCompareSwapStart(p, 0, kWord + 8, 0, 77, &swapped)) << error_of(p);
+        TK_ASSERT(ep, takyonAtomicFetchAddStart(p, 0, kWord, 1000, nullptr)) << error_of(p);
+        TK_ASSERT(ep, finish_started(p)) << error_of(p);
+        TK_EXPECT(ep, first_wrong(send_buffer(p), kReads * kReadPiece, 3) < 0)
+            << "byte " << first_wrong(send_buffer(p), kReads * kReadPiece, 3) << " of the reads differs";
+        std::sort(std::begin(olds), std::end(olds));
+        for (int i = 0; i < kAdds; ++i) {
+          TK_EXPECT(ep, olds[i] == static_cast<uint64_t>(i)) << "fetched values: #" << i << " is " << olds[i];
+        }
+        TK_EXPECT(ep, swapped == 0) << "the started compare-and-swap found " << swapped;
+        TK_ASSERT(ep, takyonIsOneSidedFinished(p, &timed_out) && !timed_out) << "again: " << error_of(p);
+        send_message(ep, p, 0, 8, 3400, 3400);
+        destroy_path(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        (void)recv_message(ep, p, 0);
+        for (int i = 0; i < kWrites; ++i) {
+          const std::byte* at = recv_buffer(p) + static_cast<uint64_t>(i) * kPiece;
+          TK_EXPECT(ep, first_wrong(at, kPiece, static_cast<unsigned>(i)) < 0)
+              << "started write " << i << ": byte " << first_wrong(at, kPiece, static_cast<unsigned>(i))
+              << " differs";
+        }
+        fill(recv_buffer(p), kReads * kReadPiece, 3);
+        send_message(ep, p, 0, 8, 3400, 3400);
+        (void)recv_message(ep, p, 0);
+        uint64_t words[2] = {};
+        std::memcpy(words, recv_buffer(p) + kWord, sizeof words);
+        TK_EXPECT(ep, words[0] == kAdds + 1000 && words[1] == 77) << words[0] << ", " << words[1];
+        destroy_path(ep, path);
+      });
+}
+
+// The finish test waits send_finish_timeout and then says "not yet" where the operation needs the
+// peer inside a call and the peer is away; a send that must follow the started write then times
+// out with nothing sent; once the peer enters, the write, and one started after the timed-out
+// finish test, complete.
+TEST_P(OneSided, FinishTestTimesOutWhileThePeerIsAway) {
+  const uint32_t id = new_id();
+  constexpr double kFinish = 0.05;
+  run(
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        attrs.attrs.send_finish_timeout = kFinish;
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        TakyonPathCapabilities caps{};
+        TK_ASSERT(ep, takyonPathCapabilities(p, &caps));
+        fill(send_buffer(p), 256, 4);
+        fill(send_buffer(p) + 1024, 256, 5);
+        TK_ASSERT(ep, takyonWriteStart(p, 0, 256, 0, 512)) << error_of(p);
+        bool timed_out = false;
+        const double started = now_s();
+        TK_ASSERT(ep, takyonIsOneSidedFinished(p, &timed_out)) << error_of(p);
+        const double waited = now_s() - started;
+        // Over a byte stream the peer's process carries the write out: it cannot finish yet. UCX
+        // may finish without the peer (its row counts it as needing the peer, to be safe).
+        const bool must_wait = caps.one_sided_needs_peer_call && takyonPathProvider(p)->stream;
+        if (must_wait) {
+          TK_EXPECT(ep, timed_out) << "finished while the peer was outside the library";
+        }
+        if (!caps.one_sided_needs_peer_call) {
+          TK_EXPECT(ep, !timed_out) << "the peer's buffer is mapped here: nothing to wait for";
+        }
+        if (timed_out) {
+          TK_EXPECT(ep, waited >= 0.8 * kFinish) << "timed out after " << waited << " s";
+        }
+        // Started after a finish test that timed out: the next finish test covers it too.
+        TK_ASSERT(ep, takyonWriteStart(p, 0, 256, 1024, 1536)) << error_of(p);
+        if (must_wait) {
+          bool send_timed_out = false;
+          TK_EXPECT(ep, takyonSend(p, 0, 8, 3400, 3400, &send_timed_out) && send_timed_out)
+              << "a send behind started writes the peer cannot answer yet: " << error_of(p);
+        }
+        ep.notify_peer();  // B enters the library
+        TK_ASSERT(ep, finish_started(p)) << error_of(p);
+        send_message(ep, p, 0, 8, 3400, 3400);
+        destroy_path(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        TK_ASSERT(ep, ep.wait_peer()) << "no word from endpoint A";
+        (void)recv_message(ep, p, 0);
+        TK_EXPECT(ep, first_wrong(recv_buffer(p) + 512, 256, 4) < 0)
+            << "byte " << first_wrong(recv_buffer(p) + 512, 256, 4) << " of the first started write differs";
+        TK_EXPECT(ep, first_wrong(recv_buffer(p) + 1536, 256, 5) < 0)
+            << "byte " << first_wrong(recv_buffer(p) + 1536, 256, 5)
+            << " of the second started write differs";
+        destroy_path(ep, path);
+      });
+}
+
+// Started writes polled with a finish test that never waits (send_finish_timeout 0): each test
+// may say "not yet" while more are started, and the last one that says done covers them all.
+TEST_P(OneSided, PolledFinishTestCoversWhatWasStartedMeanwhile) {
+  const uint32_t id = new_id();
+  constexpr int kPieces = 40;
+  constexpr uint64_t kPiece = 64;
+  run(
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        attrs.attrs.send_finish_timeout = 0;
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        for (int i = 0; i < kPieces; ++i) {
+          const uint64_t at = static_cast<uint64_t>(i) * kPiece;
+          fill(send_buffer(p) + at, kPiece, static_cast<unsigned>(i + 10));
+          TK_ASSERT(ep, takyonWriteStart(p, 0, kPiece, at, at)) << "write " << i << ": " << error_of(p);
+          bool timed_out = false;
+          TK_ASSERT(ep, takyonIsOneSidedFinished(p, &timed_out)) << error_of(p);
+        }
+        TK_ASSERT(ep, finish_started(p)) << error_of(p);
+        bool timed_out = true;
+        while (timed_out) {
+          TK_ASSERT(ep, takyonSend(p, 0, 8, 3400, 3400, &timed_out)) << error_of(p);
+        }
+        destroy_path(ep, path);
+      },
+      [&](Endpoint& ep) {
+        Attrs attrs = attrs_for(id, ep, 1, 1, kBytes);
+        PathHandle path = create_path(ep, attrs);
+        TakyonPath* p = path.get();
+        (void)recv_message(ep, p, 0);
+        for (int i = 0; i < kPieces; ++i) {
+          const std::byte* at = recv_buffer(p) + static_cast<uint64_t>(i) * kPiece;
+          TK_EXPECT(ep, first_wrong(at, kPiece, static_cast<unsigned>(i + 10)) < 0)
+              << "started write " << i << ": byte " << first_wrong(at, kPiece, static_cast<unsigned>(i + 10))
+              << " differs";
+        }
         destroy_path(ep, path);
       });
 }

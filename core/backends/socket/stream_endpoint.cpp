@@ -476,7 +476,7 @@ Status StreamEndpoint::pump(int want) {
         in_got_ = 0;
         if (in_frame_.type != kData) {
           if (in_frame_.type == kReply) {
-            reply_done_ = true;
+            complete_reply(true);
           } else if (on_request_payload() != Status::kOk) {
             return log_.status();
           }
@@ -715,22 +715,38 @@ Status StreamEndpoint::on_request_payload() {
 
 Status StreamEndpoint::on_reply() {
   const WireFrame& f = in_frame_;
-  if (!awaiting_reply_ || reply_done_ || f.buffer != reply_buffer_ ||
-      (f.offset == kReplyOk && f.bytes != reply_bytes_) || (f.offset != kReplyOk && f.bytes != 0)) {
+  if (started_.empty() || f.buffer != started_.front().buffer ||
+      (f.offset == kReplyOk && f.bytes != started_.front().reply_bytes) ||
+      (f.offset != kReplyOk && f.bytes != 0)) {
     return TAKYON_FAIL(log_, Status::kProtocol,
                        "%s sent a one-sided reply (%llu bytes) that no request of this endpoint awaits "
                        "(protocol error)",
                        options_.peer.c_str(), static_cast<unsigned long long>(f.bytes));
   }
-  reply_code_ = f.offset;
+  if (f.offset != kReplyOk && f.offset != kReplyMisaligned) {
+    return TAKYON_FAIL(log_, Status::kProtocol,
+                       "%s sent an unknown one-sided reply code %llu (protocol error)", options_.peer.c_str(),
+                       static_cast<unsigned long long>(f.offset));
+  }
+  if (f.offset == kReplyMisaligned && !misaligned_) {
+    misaligned_ = true;
+    misaligned_buffer_ = started_.front().buffer;
+    misaligned_offset_ = started_.front().remote_offset;
+  }
   if (f.bytes == 0) {
-    reply_done_ = true;
+    complete_reply(f.offset == kReplyOk);
     return Status::kOk;
   }
   in_state_ = InState::kPayload;
-  in_dest_ = reply_dest_;
+  in_dest_ = started_.front().dest;
   in_left_ = f.bytes;
   return Status::kOk;
+}
+
+void StreamEndpoint::complete_reply(bool ok) {
+  const StartedRequest& done = started_.front();
+  if (ok && done.atomic && done.result != nullptr) *done.result = le64toh(done.word);
+  started_.pop_front();
 }
 
 Status StreamEndpoint::check_peer(bool /*thorough*/) {
@@ -770,20 +786,22 @@ Status StreamEndpoint::remote(const RemoteArgs& args) {
   const std::byte* payload = nullptr;
   uint64_t payload_bytes = 0;
   std::byte* local = buffers_.send[args.buffer] + args.local_offset;
+  // Queued before the request goes: its reply can come while write_frame() reads the socket.
+  StartedRequest& request = started_.emplace_back();
+  request.buffer = f.buffer;
+  request.remote_offset = args.remote_offset;
   switch (args.op) {
     case RemoteOp::kWrite:
       f.type = kWrite;
       f.bytes = args.bytes;
       payload = local;
       payload_bytes = args.bytes;
-      reply_dest_ = nullptr;
-      reply_bytes_ = 0;
       break;
     case RemoteOp::kRead:
       f.type = kRead;
       f.bytes = args.bytes;
-      reply_dest_ = local;
-      reply_bytes_ = args.bytes;
+      request.dest = local;
+      request.reply_bytes = args.bytes;
       break;
     case RemoteOp::kFetchAdd:
     case RemoteOp::kCompareSwap:
@@ -793,58 +811,57 @@ Status StreamEndpoint::remote(const RemoteArgs& args) {
       words[1] = htole64(args.compare);
       payload = reinterpret_cast<const std::byte*>(words);
       payload_bytes = kAtomicPayload;
-      reply_dest_ = reinterpret_cast<std::byte*>(&reply_word_);
-      reply_bytes_ = 8;
+      request.atomic = true;
+      request.result = args.result;
+      request.dest = reinterpret_cast<std::byte*>(&request.word);
+      request.reply_bytes = 8;
       break;
   }
-  awaiting_reply_ = true;
-  reply_buffer_ = f.buffer;
-  reply_done_ = false;
-  reply_code_ = kReplyOk;
-  const Status status = run_request(f, payload, payload_bytes, args, what);
-  awaiting_reply_ = false;  // a failed request leaves no reply expected
-  reply_dest_ = nullptr;
-  if (status != Status::kOk) return status;
-  if (args.result != nullptr) *args.result = le64toh(reply_word_);
-  return Status::kOk;
-}
-
-Status StreamEndpoint::run_request(const WireFrame& f, const std::byte* payload, uint64_t payload_bytes,
-                                   const RemoteArgs& args, const char* what) {
   const double seconds =
       args.finish.is_forever() ? -1.0 : static_cast<double>(args.finish.remaining_ns(now_ns())) / 1e9;
-  Status status = write_frame(f, payload, payload_bytes, args.finish, seconds);
+  const Status status = write_frame(f, payload, payload_bytes, args.finish, seconds);
   if (status == Status::kTimedOut) {
+    started_.pop_back();  // nothing of it went out: no reply will come
     return TAKYON_FAIL(log_, Status::kTimeout, "%s on buffer %d could not start within send_finish_timeout",
                        what, args.buffer);
   }
   if (status != Status::kOk) return status;
-  for (;;) {
+  if (args.start_only) return Status::kOk;
+  return await_replies(args.finish, what, args.buffer);
+}
+
+Status StreamEndpoint::remote_finish(Deadline finish) {
+  TAKYON_ONE_CALL_AT_A_TIME();
+  begin_wait();
+  return await_replies(finish, nullptr, -1);
+}
+
+Status StreamEndpoint::await_replies(Deadline finish, const char* what, int buffer) {
+  const std::string op = what != nullptr ? strf("%s on buffer %d", what, buffer)
+                                         : std::string("the started one-sided operations");
+  while (!started_.empty()) {
     if (pump() != Status::kOk) return log_.status();
-    if (reply_done_) break;
+    if (started_.empty()) break;
     // A peer inside its destroy still answers (its close frame may come first): only the end of
     // the stream means no answer will come.
-    if (eof_) return disconnected_error(strf("%s on buffer %d got no answer", what, args.buffer).c_str());
-    const Status waited = wait_step(args.finish, !pending_.empty());
+    if (eof_) return disconnected_error(strf("%s got no answer", op.c_str()).c_str());
+    const Status waited = wait_step(finish, !pending_.empty());
     if (waited == Status::kTimedOut) {
+      if (what == nullptr) return Status::kTimedOut;  // the finish test: call again
       return TAKYON_FAIL(log_, Status::kTimeout,
-                         "%s on buffer %d got no answer within send_finish_timeout (over a socket the peer "
-                         "carries out one-sided operations only while it is inside a call on the path)",
-                         what, args.buffer);
+                         "%s got no answer within send_finish_timeout (over a socket the peer carries out "
+                         "one-sided operations only while it is inside a call on the path)",
+                         op.c_str());
     }
     if (waited != Status::kOk) return waited;
   }
   if (!pending_.empty() && flush_pending() != Status::kOk) return log_.status();
-  if (reply_code_ == kReplyMisaligned) {
+  if (misaligned_) {
+    misaligned_ = false;
     return TAKYON_FAIL(log_, Status::kInvalidArgument,
-                       "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit atomic; "
+                       "offset %llu of the peer's receive buffer %u is not 8-byte aligned (a 64-bit atomic; "
                        "the peer's buffer itself is not)",
-                       static_cast<unsigned long long>(args.remote_offset), args.buffer);
-  }
-  if (reply_code_ != kReplyOk) {
-    return TAKYON_FAIL(log_, Status::kProtocol,
-                       "%s sent an unknown one-sided reply code %llu (protocol error)", options_.peer.c_str(),
-                       static_cast<unsigned long long>(reply_code_));
+                       static_cast<unsigned long long>(misaligned_offset_), misaligned_buffer_);
   }
   return Status::kOk;
 }

@@ -10,12 +10,14 @@
 //     outgoing frame, or go alone when the peer asks or before this side waits;
 //   - one-sided operations: a write, read or atomic is a request frame that the target endpoint
 //     carries out when it next reads its socket (inside any call on the path) and answers with a
-//     reply frame; the origin waits for the reply, so each is complete when it returns;
+//     reply frame, in order; a blocking operation waits for its reply, a started one leaves it
+//     queued for the finish test (remote_finish);
 //   - liveness over TCP: while a call waits it sends a tiny heartbeat every 100 ms and declares
 //     the link lost when the kernel has had unacknowledged bytes and no ACK for 500 ms.
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +65,7 @@ class StreamEndpoint final : public Backend {
   Status destroy(bool graceful, Deadline deadline) override;
   /// One-sided operations: a request the peer carries out when it enters the library.
   Status remote(const RemoteArgs& args) override;
+  Status remote_finish(Deadline finish) override;
   Status check_peer(bool thorough) override;
   [[nodiscard]] bool remote_needs_peer_call() const override { return true; }
 
@@ -99,11 +102,13 @@ class StreamEndpoint final : public Backend {
   Status on_request_payload();
   /// Queues a reply frame (result code in `offset`) with `bytes` of `payload`.
   Status queue_reply(uint32_t buffer, uint64_t code, const std::byte* payload, uint64_t bytes);
-  /// Origin side: writes request `f` (with its payload) and waits for the reply.
-  Status run_request(const WireFrame& f, const std::byte* payload, uint64_t payload_bytes,
-                     const RemoteArgs& args, const char* what);
-  /// Origin side: the reply to this endpoint's request arrived (its header).
+  /// Origin side: waits until every request has its reply; `what` (null: the finish test, which
+  /// returns kTimedOut at `finish`) names the blocking operation for its timeout error.
+  Status await_replies(Deadline finish, const char* what, int buffer);
+  /// Origin side: the reply to this endpoint's oldest request arrived (its header).
   Status on_reply();
+  /// Origin side: the oldest request's reply is all in (`ok`: it carries a result).
+  void complete_reply(bool ok);
   /// One wait step: spins (polling) or sleeps in poll() (event) until input, output room, the
   /// deadline or the next liveness tick. Returns kTimedOut only at the deadline.
   Status wait_step(Deadline deadline, bool want_output);
@@ -146,16 +151,22 @@ class StreamEndpoint final : public Backend {
   std::vector<std::byte> pending_;
   size_t pending_sent_ = 0;
 
-  // One-sided: a request frame's 16-byte payload (atomics: operand, compare) as it arrives; this
-  // endpoint's own request waiting for its reply.
+  // One-sided: a request frame's 16-byte payload (atomics: operand, compare) as it arrives.
   uint64_t request_words_[2]{};
-  uint64_t reply_word_ = 0;  // an atomic's reply (little-endian) as it arrives
-  uint32_t reply_buffer_ = 0;
-  bool awaiting_reply_ = false;
-  bool reply_done_ = false;
-  uint64_t reply_code_ = 0;
-  std::byte* reply_dest_ = nullptr;
-  uint64_t reply_bytes_ = 0;
+  // This endpoint's requests awaiting their replies, oldest first (the peer answers in order).
+  struct StartedRequest {
+    uint32_t buffer = 0;
+    bool atomic = false;
+    uint64_t remote_offset = 0;
+    std::byte* dest = nullptr;  // where the reply's bytes go (a read: the send buffer)
+    uint64_t reply_bytes = 0;
+    uint64_t word = 0;           // an atomic's reply (little-endian) as it arrives
+    uint64_t* result = nullptr;  // an atomic's caller (may be null)
+  };
+  std::deque<StartedRequest> started_;  // a deque: in_dest_ may point into the oldest
+  bool misaligned_ = false;             // a reply said an atomic's word was not aligned
+  uint32_t misaligned_buffer_ = 0;
+  uint64_t misaligned_offset_ = 0;
 
   bool data_in_progress_ = false;  // a data frame is partly written: control frames wait
   bool peer_closed_ = false;       // the peer's close frame arrived

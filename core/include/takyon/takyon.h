@@ -125,13 +125,14 @@ TAKYON_API char *takyonDestroy(TakyonPath **path_ret);
 /*
  * One-sided operations (beyond the guide). The targets are the peer's receive buffers, the same
  * buffers a send fills: buffer_index names this endpoint's send buffer and the peer's receive
- * buffer of that index, as in takyonSend(). Each call is complete when it returns (the bytes are in
- * the peer's buffer, or in this endpoint's), and the peer is not notified. Only providers whose row
+ * buffer of that index, as in takyonSend(). Each of these four blocking calls is complete when it
+ * returns (the bytes are in the peer's buffer, or in this endpoint's; the started forms below are
+ * complete at their finish test), and the peer is not notified. Only providers whose row
  * says one_sided (takyon_providers.h) have them; on any other path each call fails naming the
  * provider. Bounds, alignment and a departed peer are errors as for takyonSend(): false, the
- * message in path->attrs.error_message, and the path must then be destroyed. Ordering: a one-sided
- * call completes before the next call on the path starts, so a takyonSend() after a takyonWrite()
- * notifies the peer of bytes that are already there.
+ * message in path->attrs.error_message, and the path must then be destroyed. Ordering: a blocking
+ * one-sided call completes before the next call on the path starts, so a takyonSend() after a
+ * takyonWrite() notifies the peer of bytes that are already there.
  */
 
 /** Copies bytes from send buffer buffer_index at src_offset into the peer's receive buffer
@@ -155,6 +156,36 @@ TAKYON_API bool takyonAtomicFetchAdd(TakyonPath *path, int buffer_index, uint64_
  * NULL): the swap happened when it equals `compare`. */
 TAKYON_API bool takyonAtomicCompareSwap(TakyonPath *path, int buffer_index, uint64_t offset, uint64_t compare,
                                         uint64_t swap, uint64_t *old_ret);
+
+/*
+ * Started (non-blocking) one-sided operations: the same four calls, each returning once its
+ * operation is under way; takyonIsOneSidedFinished() is their finish test and fence. Until it says
+ * they are finished, a started operation's bytes in the send buffer must not change (a write's
+ * source, a read's destination) and *old_ret must stay valid; it is written by then. Calls that
+ * must follow them complete them first: takyonSend() and takyonWritePiggyback() (not complete by
+ * send_finish_timeout: they return timed out, nothing sent), the blocking one-sided calls and the
+ * start of more than 64 at once (bounded by send_finish_timeout; a timeout is an error), and
+ * takyonDestroy() (bounded by path_destroy_timeout). Where the provider does an operation in the call (the
+ * peer's buffer is mapped here), a start completes it, and the finish test has nothing left to wait for.
+ * Errors of a started operation come from its start or from the call that completes it.
+ */
+
+TAKYON_API bool takyonWriteStart(TakyonPath *path, int buffer_index, uint64_t bytes, uint64_t src_offset,
+                                 uint64_t dest_offset);
+TAKYON_API bool takyonReadStart(TakyonPath *path, int buffer_index, uint64_t bytes, uint64_t local_offset,
+                                uint64_t remote_offset);
+TAKYON_API bool takyonAtomicFetchAddStart(TakyonPath *path, int buffer_index, uint64_t offset, uint64_t add,
+                                          uint64_t *old_ret);
+TAKYON_API bool takyonAtomicCompareSwapStart(TakyonPath *path, int buffer_index, uint64_t offset,
+                                             uint64_t compare, uint64_t swap, uint64_t *old_ret);
+
+/**
+ * Completes every one-sided operation started on the path: when it returns true with
+ * *timed_out_ret false, each is complete at the peer (a write's bytes are in its buffer). Waits up
+ * to send_finish_timeout: true with *timed_out_ret = true if some are still in flight (call again);
+ * timed_out_ret may be NULL only when send_finish_timeout is TAKYON_WAIT_FOREVER. False on error.
+ */
+TAKYON_API bool takyonIsOneSidedFinished(TakyonPath *path, bool *timed_out_ret);
 
 /**
  * A takyonSend() whose notification carries a 32-bit value (beyond the guide; the "write with

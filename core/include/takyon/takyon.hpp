@@ -122,6 +122,18 @@ class TAKYON_API Path {
   /// Swaps in `swap` if the peer's word equals `compare`; returns its previous value.
   std::uint64_t atomic_compare_swap(int buffer, std::uint64_t offset, std::uint64_t compare,
                                     std::uint64_t swap);
+  /// The same operations started (takyon.h: takyonWriteStart ...): each returns once the operation is
+  /// under way; is_one_sided_finished() completes it. `old` (may be null) is written by then.
+  void write_start(int buffer, std::uint64_t bytes, std::uint64_t src_offset = 0,
+                   std::uint64_t dest_offset = 0);
+  void read_start(int buffer, std::uint64_t bytes, std::uint64_t local_offset = 0,
+                  std::uint64_t remote_offset = 0);
+  void atomic_fetch_add_start(int buffer, std::uint64_t offset, std::uint64_t add, std::uint64_t* old);
+  void atomic_compare_swap_start(int buffer, std::uint64_t offset, std::uint64_t compare, std::uint64_t swap,
+                                 std::uint64_t* old);
+  /// Completes every started one-sided operation at the peer. Returns false if send_finish timed
+  /// out with some still in flight (call again).
+  bool is_one_sided_finished();
   /// Graceful destroy; throws Error if it could not be graceful. The path is gone either way.
   void destroy();
 
