@@ -26,6 +26,7 @@ struct Command {
     kPlainBandwidth = 6,
     kWriteLatency = 7,
     kPiggybackLatency = 8,
+    kWriteBandwidth = 9,
   };
   static constexpr std::uint32_t kMagic = 0x54424e43;  // "TBNC"
   std::uint32_t magic = kMagic;

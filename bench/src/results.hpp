@@ -22,6 +22,12 @@ inline constexpr std::string_view kBandwidth = "bandwidth";  ///< Windowed strea
 inline constexpr std::string_view kWriteLatency = "write_latency";
 /// Ping-pong of takyonWritePiggyback / takyonRecvPiggyback (the value checked); one-way = RTT/2.
 inline constexpr std::string_view kPiggybackLatency = "piggyback_latency";
+/// Windows of started one-sided writes (takyonWriteStart) from one send buffer into one peer
+/// receive buffer, each window closed by the finish test (takyonIsOneSidedFinished): ucx_perftest
+/// ucp_put_bw's pattern. Ucx providers, at the sizes compared with ucx_perftest; the peer waits in
+/// takyonRecv() meanwhile. ratio_to_floor: against ucx_perftest's ucp_put_bw (bandwidth / UCX's
+/// best over the transports), where it ran.
+inline constexpr std::string_view kWriteBandwidth = "write_bandwidth";
 /// Spin ping-pong, one-way, between the path's two threads or processes, measured just before
 /// the latency of the same size.
 inline constexpr std::string_view kFloorCacheline = "floor_cacheline";
@@ -74,6 +80,7 @@ struct Record {
 
   [[nodiscard]] bool has_bandwidth() const noexcept {
     return test == test_name::kBandwidth || test == test_name::kFloorMemcpy ||
+           test == test_name::kWriteBandwidth ||
            (test.ends_with(test_name::kBandwidthSuffix) && test.starts_with(test_name::kPlainPrefix)) ||
            (test.starts_with(test_name::kUcxPerftestPrefix) &&
             (test.ends_with(test_name::kUcxPerftestBandwidthSuffix) || test == test_name::kUcxBestBandwidth));

@@ -141,6 +141,28 @@ Workload SocketDriver::bandwidth(bool plain, std::uint64_t bytes, std::uint64_t 
   return w;
 }
 
+Workload SocketDriver::write_bandwidth(std::uint64_t bytes, std::uint64_t window) {
+  Workload w;
+  w.messages_per_time = static_cast<double>(window);
+  w.messages_per_iter = window;
+  w.batch = true;
+  w.run = [this, bytes, window](std::uint64_t samples, std::uint64_t per_sample, std::vector<double>& out) {
+    Link& link = provider_;
+    begin({Command::kMagic, Command::Op::kWriteBandwidth, bytes, 1, window});
+    link.write_window(bytes, window);  // warm-up
+    std::int64_t start = now_ns();
+    for (std::uint64_t s = 0; s < samples; ++s) {
+      for (std::uint64_t i = 0; i < per_sample; ++i) link.write_window(bytes, window);
+      const std::int64_t stop = now_ns();
+      out.push_back(static_cast<double>(stop - start));
+      start = stop;
+    }
+    link.send(0, 0);  // B waits in a receive for this, carrying the writes out where it must
+    (void)end(link, false);
+  };
+  return w;
+}
+
 Workload SocketDriver::cacheline_floor(CachelinePingPong& line) const {
   Workload w;
   w.messages_per_time = 2;

@@ -42,6 +42,9 @@ class SocketDriver {
   /// control-channel wait to echo on `line` (shared before the fork) until A stops it; one
   /// iteration = one round trip, per-message = RTT/2.
   Workload cacheline_floor(CachelinePingPong& line) const;
+  /// Windows of started one-sided writes over the provider's link (Link::write_window), B inside
+  /// a receive meanwhile; one message per write, like bandwidth().
+  Workload write_bandwidth(std::uint64_t bytes, std::uint64_t window);
   /// Tells B to leave its loop.
   void quit() const;
 

@@ -93,6 +93,11 @@ class PathStreamLink final : public Link {
   std::byte* send_data(int slot) override { return send_[static_cast<std::size_t>(slot)]; }
   const std::byte* recv_data(int slot) override { return recv_[static_cast<std::size_t>(slot)]; }
   [[nodiscard]] bool lossy() const override { return false; }
+  void write_window(std::uint64_t bytes, std::uint64_t window) override {
+    for (std::uint64_t i = 0; i < window; ++i) path_.write_start(0, bytes, 0, 0);
+    while (!path_.is_one_sided_finished()) {
+    }
+  }
   void close() override { path_.destroy(); }
 
  private:
@@ -294,6 +299,10 @@ int udp_socket() {
 }
 
 }  // namespace
+
+void Link::write_window(std::uint64_t /*bytes*/, std::uint64_t /*window*/) {
+  throw std::runtime_error("this link has no one-sided writes");
+}
 
 std::unique_ptr<Link> open_provider_link(SocketKind kind, const SocketProviderStrings& strings,
                                          bool endpoint_a, bool polling, std::uint64_t buffer_bytes) {

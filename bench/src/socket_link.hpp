@@ -40,6 +40,10 @@ class Link {
   [[nodiscard]] virtual const std::byte* recv_data(int slot) = 0;
   /// Connectionless (UDP): messages may be lost, so the tests use sequence numbers and timeouts.
   [[nodiscard]] virtual bool lossy() const = 0;
+  /// Started one-sided writes of `bytes` from send slot 0 into the peer's receive slot 0, `window`
+  /// times, then the finish test until they are complete at the peer. Only a takyon path whose
+  /// provider has one-sided operations does this; the others throw.
+  virtual void write_window(std::uint64_t bytes, std::uint64_t window);
   /// Graceful end (destroys the takyon paths); the destructor is the forced one.
   virtual void close() {}
 };

@@ -117,6 +117,11 @@ void run_socket_peer(int ctl, Link& provider, Link& plain, CachelinePingPong* li
       case Command::Op::kPlainLatency:
         pingpong(ctl, link, command, report);
         break;
+      case Command::Op::kWriteBandwidth:
+        // Inside a call while A writes (a provider that carries the writes needs it), until A's note.
+        expect_size(*link.recv(0, 0, -1), 0, "the end of the writes");
+        report.received = 1;
+        break;
       case Command::Op::kBandwidth:
       case Command::Op::kPlainBandwidth:
         if (link.lossy()) {

@@ -22,6 +22,7 @@ constexpr double kSocketLatencyVsPlain = 1.1;
 constexpr double kSocketBandwidthVsPlain = 0.95;
 constexpr double kUcxLatencyVsPerftest = 1.1;
 constexpr double kUcxBandwidthVsPerftest = 0.95;
+constexpr double kUcxWriteVsPutBandwidth = 1 / 1.1;  // "within 1.1x of ucx_perftest put_bw"
 constexpr std::uint64_t kSmall = 8;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -211,6 +212,14 @@ std::vector<TargetResult> evaluate_targets(const Results& results, const std::ve
                           bw_measured ? mbps_text(*bandwidth) + " vs " + mbps_text(*best_bandwidth) + " " +
                                             best_bandwidth->from
                                       : ""));
+      // Started one-sided writes against UCX's own put bandwidth (ucp_put_bw, the faster transport).
+      const Record* put = results.find(provider, mode, test_name::kWriteBandwidth, kMiB);
+      const bool put_measured = put != nullptr && std::isfinite(put->ratio_to_floor);
+      TargetResult wt{"ucx_write_bandwidth_vs_put_bw", provider, mode,          {}, 0,
+                      kUcxWriteVsPutBandwidth,         false,    Verdict::kSkip};
+      out.push_back(judge(wt, put_measured, put_measured ? put->ratio_to_floor : 0,
+                          "1 MiB started-write bandwidth / ucx_perftest ucp_put_bw (" + transports + ")",
+                          put_measured ? mbps_text(*put) + ", window " + std::to_string(put->window) : ""));
     }
   }
   return out;

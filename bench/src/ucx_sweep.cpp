@@ -43,6 +43,34 @@ double bandwidth_ratio(const Record& baseline, const Record& bandwidth) {
   return bandwidth.summary.p50 > 0 ? baseline.summary.p50 / bandwidth.summary.p50 : kNoRatio;
 }
 
+// Started writes in windows (ucp_put_bw's pattern), against ucx_perftest's ucp_put_bw of this size
+// over the kind's transports (the fastest) where `compared` holds it.
+Record write_bandwidth_record(SocketDriver& driver, const std::string& provider, const std::string& mode,
+                              std::uint64_t bytes, std::uint64_t window, const Budget& budget,
+                              const std::vector<Record>& compared) {
+  Record put = make_record(provider, mode, test_name::kWriteBandwidth, bytes,
+                           measure(driver.write_bandwidth(bytes, window), budget));
+  put.window = window;
+  put.ratio_to_floor = kNoRatio;
+  double fastest = 0;  // ns per message
+  for (const Record& r : compared) {
+    if (r.bytes == bytes && r.test.starts_with(test_name::kUcxPerftestPrefix) &&
+        r.test.ends_with("_ucp_put_bw") && r.summary.p50 > 0 && (fastest == 0 || r.summary.p50 < fastest)) {
+      fastest = r.summary.p50;
+    }
+  }
+  if (fastest > 0 && put.summary.p50 > 0) put.ratio_to_floor = fastest / put.summary.p50;
+  return put;
+}
+
+void print_write_bandwidth_row(const Record& put) {
+  std::printf("  started writes %8llu B, window %llu: %9.1f MB/s", static_cast<unsigned long long>(put.bytes),
+              static_cast<unsigned long long>(put.window), put.bandwidth_mbps());
+  if (std::isfinite(put.ratio_to_floor))
+    std::printf("  (x%.2f of ucx_perftest ucp_put_bw)", put.ratio_to_floor);
+  std::printf("\n");
+}
+
 }  // namespace
 
 bool run_ucx_sweep(const std::string& provider, UcxKind kind, bool polling, const SweepSetup& setup,
@@ -142,6 +170,11 @@ bool run_ucx_sweep(const std::string& provider, UcxKind kind, bool polling, cons
           records.push_back(bandwidth);
         }
         if (compare) perftest->add_records(provider, mode, bytes, &latency, &bandwidth, compared);
+        if (ucx_compared_size(bytes)) {
+          Record put = write_bandwidth_record(driver, provider, mode, bytes, window, setup.budget, compared);
+          print_write_bandwidth_row(put);
+          records.push_back(std::move(put));
+        }
       }
       driver.quit();
       link->close();
