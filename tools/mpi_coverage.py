@@ -22,6 +22,8 @@ END = "<!-- end of generated mpi-functions -->"
 
 # (area, pattern on the name without MPI_); the first match wins, the order is the table's.
 AREAS = [
+    # First: the other areas' patterns (Comm_.*, Type_.*...) would take these.
+    ("handles as integers", r"(Comm|Errhandler|Group|Info|Message|Op|Request|Session|Type|Win)_(c2f|f2c|toint|fromint)$"),
     ("environment", r"(Init|Init_thread|Initialized|Finalize|Finalized|Abort|Query_thread|Is_thread_main|"
                     r"Get_processor_name|Get_version|Get_library_version|Wtime|Wtick|Alloc_mem|Free_mem|"
                     r"Pcontrol)$"),

@@ -1171,6 +1171,49 @@ TAKYON_MPI_FN_(int, Win_flush_local, (int rank, MPI_Win win));
 TAKYON_MPI_FN_(int, Win_flush_local_all, (MPI_Win win));
 TAKYON_MPI_FN_(int, Win_sync, (MPI_Win win));
 
+/* Handles as integers: the ABI's MPI_<Kind>_toint / _fromint and the Fortran conversions
+ * MPI_<Kind>_c2f / _f2c (MPI_Fint is int: the same integers). */
+TAKYON_MPI_FN_(int, Comm_toint, (MPI_Comm comm));
+TAKYON_MPI_FN_(MPI_Comm, Comm_fromint, (int comm));
+TAKYON_MPI_FN_(MPI_Fint, Comm_c2f, (MPI_Comm comm));
+TAKYON_MPI_FN_(MPI_Comm, Comm_f2c, (MPI_Fint comm));
+TAKYON_MPI_FN_(int, Errhandler_toint, (MPI_Errhandler errhandler));
+TAKYON_MPI_FN_(MPI_Errhandler, Errhandler_fromint, (int errhandler));
+TAKYON_MPI_FN_(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler));
+TAKYON_MPI_FN_(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler));
+TAKYON_MPI_FN_(int, Group_toint, (MPI_Group group));
+TAKYON_MPI_FN_(MPI_Group, Group_fromint, (int group));
+TAKYON_MPI_FN_(MPI_Fint, Group_c2f, (MPI_Group group));
+TAKYON_MPI_FN_(MPI_Group, Group_f2c, (MPI_Fint group));
+TAKYON_MPI_FN_(int, Info_toint, (MPI_Info info));
+TAKYON_MPI_FN_(MPI_Info, Info_fromint, (int info));
+TAKYON_MPI_FN_(MPI_Fint, Info_c2f, (MPI_Info info));
+TAKYON_MPI_FN_(MPI_Info, Info_f2c, (MPI_Fint info));
+TAKYON_MPI_FN_(int, Message_toint, (MPI_Message message));
+TAKYON_MPI_FN_(MPI_Message, Message_fromint, (int message));
+TAKYON_MPI_FN_(MPI_Fint, Message_c2f, (MPI_Message message));
+TAKYON_MPI_FN_(MPI_Message, Message_f2c, (MPI_Fint message));
+TAKYON_MPI_FN_(int, Op_toint, (MPI_Op op));
+TAKYON_MPI_FN_(MPI_Op, Op_fromint, (int op));
+TAKYON_MPI_FN_(MPI_Fint, Op_c2f, (MPI_Op op));
+TAKYON_MPI_FN_(MPI_Op, Op_f2c, (MPI_Fint op));
+TAKYON_MPI_FN_(int, Request_toint, (MPI_Request request));
+TAKYON_MPI_FN_(MPI_Request, Request_fromint, (int request));
+TAKYON_MPI_FN_(MPI_Fint, Request_c2f, (MPI_Request request));
+TAKYON_MPI_FN_(MPI_Request, Request_f2c, (MPI_Fint request));
+TAKYON_MPI_FN_(int, Session_toint, (MPI_Session session));
+TAKYON_MPI_FN_(MPI_Session, Session_fromint, (int session));
+TAKYON_MPI_FN_(MPI_Fint, Session_c2f, (MPI_Session session));
+TAKYON_MPI_FN_(MPI_Session, Session_f2c, (MPI_Fint session));
+TAKYON_MPI_FN_(int, Type_toint, (MPI_Datatype datatype));
+TAKYON_MPI_FN_(MPI_Datatype, Type_fromint, (int datatype));
+TAKYON_MPI_FN_(MPI_Fint, Type_c2f, (MPI_Datatype datatype));
+TAKYON_MPI_FN_(MPI_Datatype, Type_f2c, (MPI_Fint datatype));
+TAKYON_MPI_FN_(int, Win_toint, (MPI_Win win));
+TAKYON_MPI_FN_(MPI_Win, Win_fromint, (int win));
+TAKYON_MPI_FN_(MPI_Fint, Win_c2f, (MPI_Win win));
+TAKYON_MPI_FN_(MPI_Win, Win_f2c, (MPI_Fint win));
+
 /* clang-format on */
 
 #ifdef __cplusplus
