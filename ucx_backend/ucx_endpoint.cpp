@@ -1206,6 +1206,12 @@ Status UcxEndpoint::remote(const RemoteArgs& args) {
   }
   const uint64_t raddr = peer_recv_addr_[k] + args.remote_offset;
   std::byte* local = send_regions_[k].addr + args.local_offset;
+  if ((args.op == RemoteOp::kFetchAdd || args.op == RemoteOp::kCompareSwap) && raddr % 8 != 0) {
+    return TAKYON_FAIL(log_, Status::kInvalidArgument,
+                       "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit "
+                       "atomic; the buffer itself is not)",
+                       static_cast<unsigned long long>(args.remote_offset), args.buffer);
+  }
   if (args.start_only) return start_remote(args, raddr, rkey, local);
   ucp_request_param_t param{};
   switch (args.op) {
@@ -1223,12 +1229,6 @@ Status UcxEndpoint::remote(const RemoteArgs& args) {
       return finish_remote(ucp_get_nbx(ep_, local, args.bytes, raddr, rkey, &param), args, "takyonRead");
     case RemoteOp::kFetchAdd:
     case RemoteOp::kCompareSwap: {
-      if (raddr % 8 != 0) {
-        return TAKYON_FAIL(log_, Status::kInvalidArgument,
-                           "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit "
-                           "atomic; the buffer itself is not)",
-                           static_cast<unsigned long long>(args.remote_offset), args.buffer);
-      }
       const bool add = args.op == RemoteOp::kFetchAdd;
       // Add: the operand goes, the old value comes back. Compare-and-swap: the compare value goes,
       // the reply buffer holds the new value going and the old value coming back.
@@ -1266,12 +1266,6 @@ Status UcxEndpoint::start_remote(const RemoteArgs& args, uint64_t raddr, ucp_rke
       break;
     case RemoteOp::kFetchAdd:
     case RemoteOp::kCompareSwap: {
-      if (raddr % 8 != 0) {
-        return TAKYON_FAIL(log_, Status::kInvalidArgument,
-                           "offset %llu of the peer's receive buffer %d is not 8-byte aligned (a 64-bit "
-                           "atomic; the buffer itself is not)",
-                           static_cast<unsigned long long>(args.remote_offset), args.buffer);
-      }
       const bool add = args.op == RemoteOp::kFetchAdd;
       StartedAtomic& amo = started_amo_.emplace_back();
       amo.operand = add ? args.operand : args.compare;
