@@ -123,10 +123,14 @@ inline std::size_t status_bytes(const MPI_Status* s) {
 void set_empty_status(MPI_Status* s);
 /// A probe's status: the message's source (as a rank of `c`), tag and size.
 void set_probe_status(MPI_Status* s, const CommInfo& c, int world_source, int tag, std::size_t bytes);
-/// A probe's or receive's status for MPI_PROC_NULL: set_empty_status's with source MPI_PROC_NULL.
+/// A probe's status for MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, 0 bytes; MPI_ERROR
+/// as it was (one status: not set).
 inline void set_proc_null_status(MPI_Status* s) {
-  set_empty_status(s);
-  if (s != MPI_STATUS_IGNORE) s->MPI_SOURCE = MPI_PROC_NULL;
+  if (s == MPI_STATUS_IGNORE) return;
+  s->MPI_SOURCE = MPI_PROC_NULL;
+  s->MPI_TAG = MPI_ANY_TAG;
+  status_set_bytes(s, 0);
+  s->MPI_internal[2] = 0;
 }
 /// What a completed request reports (status may be MPI_STATUS_IGNORE).
 void set_status(MPI_Status* s, const Request& r);

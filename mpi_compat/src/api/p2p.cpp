@@ -112,8 +112,7 @@ bool recv_eager_now(const P2pArgs& a, void* buf, MPI_Status* status) {
   if (status != MPI_STATUS_IGNORE) {
     status->MPI_SOURCE = a.comm == &world_comm() ? got.source : from_world(*a.comm, got.source);
     status->MPI_TAG = got.tag;
-    status->MPI_ERROR = MPI_SUCCESS;
-    status_set_bytes(status, got.bytes);
+    status_set_bytes(status, got.bytes);  // MPI_ERROR as it was (set_status)
     status->MPI_internal[2] = 0;
   }
   return true;

@@ -9,8 +9,7 @@ void set_probe_status(MPI_Status* s, const CommInfo& c, int world_source, int ta
   if (s == MPI_STATUS_IGNORE) return;
   s->MPI_SOURCE = from_world(c, world_source);
   s->MPI_TAG = tag;
-  s->MPI_ERROR = MPI_SUCCESS;
-  status_set_bytes(s, bytes);
+  status_set_bytes(s, bytes);  // MPI_ERROR as it was: a probe returns one status
   s->MPI_internal[2] = 0;
 }
 
